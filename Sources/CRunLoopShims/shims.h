@@ -1,0 +1,113 @@
+/* The only C the core needs: Linux syscalls Glibc's Swift overlay does not
+ * import (epoll, eventfd, timerfd), thread ids, and C11 atomics on memory
+ * the handle table owns.  Header-only; nothing here is exported. */
+#ifndef RUNLOOP_SHIMS_H
+#define RUNLOOP_SHIMS_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- syscalls ---------------------------------------------------------- */
+
+static inline int rl_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static inline int rl_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static inline int rl_epoll_del(int epfd, int fd) {
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* Waits for up to `max` events; fills tokens[] with their data words.
+ * timeout_ms: -1 forever, 0 poll.  Returns the count, or -1 (errno). */
+static inline int rl_epoll_wait(int epfd, uint64_t *tokens, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) tokens[i] = evs[i].data.u64;
+    return n;
+}
+
+static inline int rl_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+static inline int rl_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t r;
+    do { r = write(fd, &one, sizeof one); } while (r < 0 && errno == EINTR);
+    return r == sizeof one ? 0 : -1;
+}
+
+/* Reads and discards an eventfd's or timerfd's counter (non-blocking). */
+static inline void rl_drain_counter(int fd) {
+    uint64_t v;
+    ssize_t r;
+    do { r = read(fd, &v, sizeof v); } while (r < 0 && errno == EINTR);
+}
+
+static inline int rl_timerfd(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+/* Arms the timerfd for an absolute CLOCK_MONOTONIC deadline in ns;
+ * deadline 0 disarms it. */
+static inline int rl_timerfd_arm(int fd, uint64_t deadline_ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    if (deadline_ns != 0) {
+        its.it_value.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+        its.it_value.tv_nsec = (long)(deadline_ns % 1000000000ull);
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* ---- clocks and threads ------------------------------------------------ */
+
+static inline uint64_t rl_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Seconds since 1970 from the wall clock. */
+static inline double rl_wall_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline int32_t rl_gettid(void) { return (int32_t)syscall(SYS_gettid); }
+static inline int rl_is_main_thread(void) { return rl_gettid() == (int32_t)getpid(); }
+
+/* ---- atomics on table memory ------------------------------------------- */
+
+static inline uint64_t rl_atomic_load(const uint64_t *p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+static inline void rl_atomic_store(uint64_t *p, uint64_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+/* Compare-and-swap; on failure *expected receives the current value. */
+static inline int rl_atomic_cas(uint64_t *p, uint64_t *expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+static inline void *rl_atomic_load_ptr(void *const *p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+static inline void rl_atomic_store_ptr(void **p, void *v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+#endif

@@ -1,0 +1,183 @@
+import CRunLoop
+
+@c(RLRunLoopGetCurrent)
+public func rlRunLoopGetCurrent() -> RLRunLoopRef? {
+    guard let loop = Registry.shared.current() else {
+        reportError("RLRunLoopGetCurrent", .invalidArgument, "cannot create a run loop (out of descriptors?)")
+        return nil
+    }
+    return loop.opaque
+}
+
+@c(RLRunLoopGetMain)
+public func rlRunLoopGetMain() -> RLRunLoopRef? {
+    guard let loop = Registry.shared.mainLoop() else {
+        reportError("RLRunLoopGetMain", .invalidArgument, "cannot create a run loop (out of descriptors?)")
+        return nil
+    }
+    return loop.opaque
+}
+
+@c(RLRunLoopCopyCurrentMode)
+public func rlRunLoopCopyCurrentMode(_ rl: RLRunLoopRef?) -> RLRunLoopMode? {
+    borrow(rl, as: .runLoop, "RLRunLoopCopyCurrentMode", orElse: nil) { (loop: Loop) in
+        loop.currentModeName?.cString
+    }
+}
+
+@c(RLRunLoopCopyAllModes)
+public func rlRunLoopCopyAllModes(_ rl: RLRunLoopRef?) -> RLArrayRef? {
+    borrow(rl, as: .runLoop, "RLRunLoopCopyAllModes", orElse: nil) { (loop: Loop) in
+        newModeArray(loop.allModeNames)
+    }
+}
+
+@c(RLRunLoopAddCommonMode)
+public func rlRunLoopAddCommonMode(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) {
+    borrow(rl, as: .runLoop, "RLRunLoopAddCommonMode", orElse: ()) { (loop: Loop) in
+        guard let name = modeArgument(mode, "RLRunLoopAddCommonMode") else { return }
+        guard !name.isCommonModes else {
+            reportError("RLRunLoopAddCommonMode", .invalidArgument, "kRLRunLoopCommonModes cannot be made common")
+            return
+        }
+        loop.addCommonMode(name)
+    }
+}
+
+@c(RLRunLoopGetNextTimerFireDate)
+public func rlRunLoopGetNextTimerFireDate(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLAbsoluteTime {
+    borrow(rl, as: .runLoop, "RLRunLoopGetNextTimerFireDate", orElse: 0) { (loop: Loop) in
+        guard let name = modeArgument(mode, "RLRunLoopGetNextTimerFireDate") else { return 0 }
+        return loop.nextTimerFireDate(in: name)
+    }
+}
+
+@c(RLRunLoopRun)
+public func rlRunLoopRun() {
+    guard let loop = Registry.shared.current() else {
+        reportError("RLRunLoopRun", .invalidArgument, "no run loop for this thread")
+        return
+    }
+    while true {
+        let result = loop.run(.default, seconds: 1.0e10, returnAfterSourceHandled: false)
+        if result == .stopped || result == .finished { return }
+    }
+}
+
+@c(RLRunLoopRunInMode)
+public func rlRunLoopRunInMode(_ mode: RLRunLoopMode?, _ seconds: RLTimeInterval,
+                               _ returnAfterSourceHandled: RLBoolean) -> RLRunLoopRunResult {
+    guard let name = modeArgument(mode, "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
+    guard finiteArgument(seconds, "seconds", "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
+    guard let loop = Registry.shared.current() else {
+        reportError("RLRunLoopRunInMode", .invalidArgument, "no run loop for this thread")
+        return RunResult.finished.rawValue
+    }
+    return loop.run(name, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue
+}
+
+@c(RLRunLoopIsWaiting)
+public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
+    borrow(rl, as: .runLoop, "RLRunLoopIsWaiting", orElse: 0) { (loop: Loop) in cBool(loop.isWaiting) }
+}
+
+@c(RLRunLoopWakeUp)
+public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
+    borrow(rl, as: .runLoop, "RLRunLoopWakeUp", orElse: ()) { (loop: Loop) in loop.wakeUp() }
+}
+
+@c(RLRunLoopStop)
+public func rlRunLoopStop(_ rl: RLRunLoopRef?) {
+    borrow(rl, as: .runLoop, "RLRunLoopStop", orElse: ()) { (loop: Loop) in loop.stop() }
+}
+
+@c(RLRunLoopPerformFunction)
+public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
+                                     _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
+    borrow(rl, as: .runLoop, "RLRunLoopPerformFunction", orElse: ()) { (loop: Loop) in
+        guard let fn else {
+            reportError("RLRunLoopPerformFunction", .invalidArgument, "NULL function")
+            return
+        }
+        guard let names = modeListArgument(mode, "RLRunLoopPerformFunction") else { return }
+        if !loop.perform(in: names, { fn(info) }) { reportError("RLRunLoopPerformFunction", .loopGone) }
+    }
+}
+
+@c(RLRunLoopPerformBlock)
+public func rlRunLoopPerformBlock(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
+                                  _ block: (@convention(block) () -> Void)?) {
+    borrow(rl, as: .runLoop, "RLRunLoopPerformBlock", orElse: ()) { (loop: Loop) in
+        guard let block else {
+            reportError("RLRunLoopPerformBlock", .invalidArgument, "NULL block")
+            return
+        }
+        guard let names = modeListArgument(mode, "RLRunLoopPerformBlock") else { return }
+        if !loop.perform(in: names, { block() }) { reportError("RLRunLoopPerformBlock", .loopGone) }
+    }
+}
+
+// MARK: Contains / Add / Remove
+
+@c(RLRunLoopContainsSource)
+public func rlRunLoopContainsSource(_ rl: RLRunLoopRef?, _ source: RLRunLoopSourceRef?, _ mode: RLRunLoopMode?) -> RLBoolean {
+    withLoopAndItem(rl, source, as: .source, mode, "RLRunLoopContainsSource", orElse: 0) { (loop, s: Source, name) in
+        cBool(loop.contains(.source(s), in: name))
+    }
+}
+
+@c(RLRunLoopAddSource)
+public func rlRunLoopAddSource(_ rl: RLRunLoopRef?, _ source: RLRunLoopSourceRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, source, as: .source, mode, "RLRunLoopAddSource", orElse: ()) { (loop, s: Source, name) in
+        if case .failure(let failure) = loop.add(.source(s), to: name) { reportAddFailure(failure, "RLRunLoopAddSource") }
+    }
+}
+
+@c(RLRunLoopRemoveSource)
+public func rlRunLoopRemoveSource(_ rl: RLRunLoopRef?, _ source: RLRunLoopSourceRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, source, as: .source, mode, "RLRunLoopRemoveSource", orElse: ()) { (loop, s: Source, name) in
+        loop.remove(.source(s), from: name)
+    }
+}
+
+@c(RLRunLoopContainsObserver)
+public func rlRunLoopContainsObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoopObserverRef?, _ mode: RLRunLoopMode?) -> RLBoolean {
+    withLoopAndItem(rl, observer, as: .observer, mode, "RLRunLoopContainsObserver", orElse: 0) { (loop, o: Observer, name) in
+        cBool(loop.contains(.observer(o), in: name))
+    }
+}
+
+@c(RLRunLoopAddObserver)
+public func rlRunLoopAddObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoopObserverRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, observer, as: .observer, mode, "RLRunLoopAddObserver", orElse: ()) { (loop, o: Observer, name) in
+        if case .failure(let failure) = loop.add(.observer(o), to: name) { reportAddFailure(failure, "RLRunLoopAddObserver") }
+    }
+}
+
+@c(RLRunLoopRemoveObserver)
+public func rlRunLoopRemoveObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoopObserverRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, observer, as: .observer, mode, "RLRunLoopRemoveObserver", orElse: ()) { (loop, o: Observer, name) in
+        loop.remove(.observer(o), from: name)
+    }
+}
+
+@c(RLRunLoopContainsTimer)
+public func rlRunLoopContainsTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) -> RLBoolean {
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopContainsTimer", orElse: 0) { (loop, t: LoopTimer, name) in
+        cBool(loop.contains(.timer(t), in: name))
+    }
+}
+
+@c(RLRunLoopAddTimer)
+public func rlRunLoopAddTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopAddTimer", orElse: ()) { (loop, t: LoopTimer, name) in
+        if case .failure(let failure) = loop.add(.timer(t), to: name) { reportAddFailure(failure, "RLRunLoopAddTimer") }
+    }
+}
+
+@c(RLRunLoopRemoveTimer)
+public func rlRunLoopRemoveTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopRemoveTimer", orElse: ()) { (loop, t: LoopTimer, name) in
+        loop.remove(.timer(t), from: name)
+    }
+}

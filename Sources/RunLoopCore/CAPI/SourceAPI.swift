@@ -1,0 +1,66 @@
+import CRunLoop
+
+@c(RLRunLoopSourceCreate)
+public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex,
+                                  _ context: UnsafeMutablePointer<RLRunLoopSourceContext>?) -> RLRunLoopSourceRef? {
+    guard let context else {
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "NULL context")
+        return nil
+    }
+    var ctx = context.pointee
+    guard ctx.version == 0 else {
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "context version \(ctx.version) (only 0 is supported)")
+        return nil
+    }
+    if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
+    let info = ctx.info
+    let release = ctx.release, perform = ctx.perform, schedule = ctx.schedule, cancel = ctx.cancel
+    let callbacks = SourceCallbacks(
+        schedule: schedule.map { fn in { loop, mode in fn(info, loop.opaque, mode.cString) } },
+        cancel: cancel.map { fn in { loop, mode in fn(info, loop.opaque, mode.cString) } },
+        perform: { perform?(info) },
+        release: release.map { fn in { fn(info) } },
+        describe: takeDescription(ctx.copyDescription, info))
+    let source = Source(order: order, callbacks: callbacks, cContext: ctx)
+    guard HandleTable.shared.register(source) else {
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "handle table full")
+        return nil
+    }
+    return source.opaque
+}
+
+@c(RLRunLoopSourceGetOrder)
+public func rlRunLoopSourceGetOrder(_ source: RLRunLoopSourceRef?) -> RLIndex {
+    borrow(source, as: .source, "RLRunLoopSourceGetOrder", orElse: 0) { (s: Source) in s.order }
+}
+
+@c(RLRunLoopSourceInvalidate)
+public func rlRunLoopSourceInvalidate(_ source: RLRunLoopSourceRef?) {
+    borrow(source, as: .source, "RLRunLoopSourceInvalidate", orElse: ()) { (s: Source) in s.invalidate() }
+}
+
+@c(RLRunLoopSourceIsValid)
+public func rlRunLoopSourceIsValid(_ source: RLRunLoopSourceRef?) -> RLBoolean {
+    borrow(source, as: .source, "RLRunLoopSourceIsValid", orElse: 0) { (s: Source) in cBool(s.isValid) }
+}
+
+@c(RLRunLoopSourceGetContext)
+public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: UnsafeMutablePointer<RLRunLoopSourceContext>?) {
+    borrow(source, as: .source, "RLRunLoopSourceGetContext", orElse: ()) { (s: Source) in
+        guard let context else {
+            reportError("RLRunLoopSourceGetContext", .invalidArgument, "NULL context")
+            return
+        }
+        if let stored = s.cContext { context.pointee = stored } else { context.pointee = RLRunLoopSourceContext() }
+    }
+}
+
+@c(RLRunLoopSourceSignal)
+public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
+    borrow(source, as: .source, "RLRunLoopSourceSignal", orElse: ()) { (s: Source) in s.signal() }
+}
+
+@c(RLRunLoopSourceIsSignalled)
+public func rlRunLoopSourceIsSignalled(_ source: RLRunLoopSourceRef?) -> RLBoolean {
+    borrow(source, as: .source, "RLRunLoopSourceIsSignalled", orElse: 0) { (s: Source) in cBool(s.isSignalled) }
+}

@@ -1,0 +1,108 @@
+import CRunLoop
+import Glibc
+
+// The C boundary: each entry point converts handles and arguments, makes
+// one call into the core, and maps the result.  Misuse is reported with
+// `reportError` and the call returns a neutral value.
+
+/// Pins the object behind a C handle for the duration of `body`.
+@inline(__always)
+func borrow<T: Handled, R>(_ raw: UnsafeRawPointer?, as kind: HandleKind, _ function: StaticString,
+                           orElse fallback: R, _ body: (T) -> R) -> R {
+    switch HandleTable.shared.retain(UInt(bitPattern: raw), kind: kind) {
+    case .success(let object):
+        defer { HandleTable.shared.release(object.handle, from: function) }
+        return body(unsafeDowncast(object, to: T.self))
+    case .failure(let failure):
+        reportError(function, failure.code)
+        return fallback
+    }
+}
+
+@inline(__always)
+func borrow<T: Handled, R>(_ raw: OpaquePointer?, as kind: HandleKind, _ function: StaticString,
+                           orElse fallback: R, _ body: (T) -> R) -> R {
+    borrow(UnsafeRawPointer(raw), as: kind, function, orElse: fallback, body)
+}
+
+extension HandleTable.LookupError {
+    var code: RLErrorCode {
+        switch self {
+        case .null: return .nullHandle
+        case .stale: return .staleHandle
+        case .wrongType: return .wrongType
+        }
+    }
+}
+
+/// A mode-name argument: NULL and over-long names are errors.
+func modeArgument(_ name: UnsafePointer<CChar>?, _ function: StaticString) -> ModeName? {
+    guard let name else {
+        reportError(function, .invalidArgument, "NULL mode name")
+        return nil
+    }
+    guard let mode = ModeName.intern(name) else {
+        reportError(function, .invalidArgument, "mode name longer than \(ModeName.maxLength) bytes")
+        return nil
+    }
+    return mode
+}
+
+/// The mode argument of Perform*: a mode name or an RLArrayRef of names.
+func modeListArgument(_ raw: UnsafeRawPointer?, _ function: StaticString) -> [ModeName]? {
+    guard let raw else {
+        reportError(function, .invalidArgument, "NULL mode")
+        return nil
+    }
+    if HandleTable.isHandle(UInt(bitPattern: raw)) {
+        return borrow(raw, as: .array, function, orElse: nil) { (array: ModeArray) in array.names }
+    }
+    return modeArgument(raw.assumingMemoryBound(to: CChar.self), function).map { [$0] }
+}
+
+/// The item/loop pairing shared by the Add/Remove/Contains entry points.
+func withLoopAndItem<T: Handled, R>(_ rl: RLRunLoopRef?, _ item: OpaquePointer?, as kind: HandleKind,
+                                    _ mode: RLRunLoopMode?, _ function: StaticString, orElse fallback: R,
+                                    _ body: (Loop, T, ModeName) -> R) -> R {
+    borrow(rl, as: .runLoop, function, orElse: fallback) { (loop: Loop) in
+        borrow(item, as: kind, function, orElse: fallback) { (object: T) in
+            guard let name = modeArgument(mode, function) else { return fallback }
+            return body(loop, object, name)
+        }
+    }
+}
+
+func reportAddFailure(_ failure: AddFailure, _ function: StaticString) {
+    switch failure {
+    case .wrongLoop: reportError(function, .wrongLoop)
+    case .invalidItem: break  // CF ignores adding an invalidated item
+    case .loopGone: reportError(function, .loopGone)
+    }
+}
+
+/// A finite number, or an error.
+func finiteArgument(_ value: Double, _ what: String, _ function: StaticString) -> Bool {
+    if value.isNaN {
+        reportError(function, .invalidArgument, "\(what) is NaN")
+        return false
+    }
+    return true
+}
+
+/// Copies a Swift string into a malloc()ed C string the caller frees.
+func mallocCString(_ string: String) -> UnsafeMutablePointer<CChar>? {
+    string.withCString { strdup($0) }
+}
+
+/// Reads and frees a string returned by a context's copyDescription.
+func takeDescription(_ copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?,
+                     _ info: UnsafeRawPointer?) -> (() -> String?)? {
+    guard let copy else { return nil }
+    return {
+        guard let text = copy(info) else { return nil }
+        defer { free(text) }
+        return String(cString: text)
+    }
+}
+
+@inline(__always) func cBool(_ value: Bool) -> RLBoolean { value ? 1 : 0 }

@@ -1,0 +1,89 @@
+/// Readable dumps of loops and items, in the spirit of CF's
+/// CFCopyDescription of a run loop.
+func describe(_ object: Handled) -> String {
+    switch object {
+    case let loop as Loop: return loop.debugDescription
+    case let source as Source: return source.debugDescription
+    case let observer as Observer: return observer.debugDescription
+    case let timer as LoopTimer: return timer.debugDescription
+    case let array as ModeArray:
+        return "<RLArray 0x\(String(array.handle, radix: 16))>(" + array.names.map(\.description).joined(separator: ", ") + ")"
+    default: return "<unknown>"
+    }
+}
+
+private func yesNo(_ value: Bool) -> String { value ? "Yes" : "No" }
+
+private func header(_ type: String, _ object: Handled) -> String {
+    "<\(type) 0x\(String(object.handle, radix: 16))>"
+}
+
+func activityNames(_ mask: UInt) -> String {
+    if mask & Activity.all == Activity.all { return "AllActivities" }
+    let names: [(UInt, String)] = [(Activity.entry, "Entry"), (Activity.beforeTimers, "BeforeTimers"),
+                                   (Activity.beforeSources, "BeforeSources"), (Activity.beforeWaiting, "BeforeWaiting"),
+                                   (Activity.afterWaiting, "AfterWaiting"), (Activity.exit, "Exit")]
+    let set = names.filter { mask & $0.0 != 0 }.map(\.1)
+    return set.isEmpty ? "none" : set.joined(separator: "|")
+}
+
+extension Source {
+    var debugDescription: String {
+        var text = header("RLRunLoopSource", self) + "{valid = \(yesNo(isValid)), order = \(order), signalled = \(yesNo(isSignalled))"
+        if let info = callbacks.describe?() { text += ", info = \(info)" }
+        return text + "}"
+    }
+}
+
+extension Observer {
+    var debugDescription: String {
+        header("RLRunLoopObserver", self)
+            + "{valid = \(yesNo(isValid)), activities = 0x\(String(activities, radix: 16)) (\(activityNames(activities)))"
+            + ", repeats = \(yesNo(repeats)), order = \(order)}"
+    }
+}
+
+extension LoopTimer {
+    var debugDescription: String {
+        let s = schedule.withLock { $0 }
+        let remaining = s.fireDate - Clock.absoluteNow()
+        return header("RLRunLoopTimer", self)
+            + "{valid = \(yesNo(isValid)), firing = \(yesNo(s.firing)), interval = \(interval), tolerance = \(s.tolerance)"
+            + ", next fire date = \(s.fireDate) (\(remaining >= 0 ? "in" : "late by") \(abs(remaining)) s), order = \(order)}"
+    }
+}
+
+extension Loop {
+    var debugDescription: String {
+        lock.withLock {
+            var lines: [String] = []
+            let current = runs.last.map { $0.mode.name.description } ?? "(none)"
+            lines.append(header("RLRunLoop", self) + "{thread = \(ownerTID)\(isMain ? " (main)" : ""), current mode = \(current)"
+                + ", waiting = \(yesNo(poller.isSleeping)), torn down = \(yesNo(isDead)), queued blocks = \(blocks.count),")
+            lines.append("common modes = {" + commonModes.map(\.description).joined(separator: ", ") + "},")
+            lines.append("common mode items = {")
+            for id in commonItemOrder { lines.append("    " + describe(commonItems[id]!.object) + ",") }
+            lines.append("},")
+            lines.append("modes = {")
+            for name in modeOrder {
+                guard let mode = modes[name] else { continue }
+                lines.append("  \(name) = {")
+                lines.append("    sources = {")
+                for source in mode.sources.values.sorted(by: { $0.order < $1.order }) {
+                    lines.append("      " + source.debugDescription + ",")
+                }
+                lines.append("    },")
+                lines.append("    observers = {")
+                for entry in mode.observers { lines.append("      " + entry.observer.debugDescription + ",") }
+                lines.append("    },")
+                lines.append("    timers = {")
+                let timers = mode.timers.values.sorted { $0.nextFireDate < $1.nextFireDate }
+                for timer in timers { lines.append("      " + timer.debugDescription + ",") }
+                lines.append("    },")
+                lines.append("  },")
+            }
+            lines.append("}}")
+            return lines.joined(separator: "\n")
+        }
+    }
+}

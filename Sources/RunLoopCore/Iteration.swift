@@ -1,0 +1,213 @@
+/// How a run ended (CF's values).
+enum RunResult: Int32, Sendable {
+    case finished = 1
+    case stopped = 2
+    case timedOut = 3
+    case handledSource = 4
+}
+
+/// Points of a pass that observers watch (CF's bits).
+enum Activity {
+    static let entry: UInt = 1 << 0
+    static let beforeTimers: UInt = 1 << 1
+    static let beforeSources: UInt = 1 << 2
+    static let beforeWaiting: UInt = 1 << 5
+    static let afterWaiting: UInt = 1 << 6
+    static let exit: UInt = 1 << 7
+    static let all: UInt = 0x0FFF_FFFF
+}
+
+/// Running a loop: the pass reads as the articles' list of steps.  Only the
+/// owning thread gets here.  No lock is held while user code runs.
+extension Loop {
+    /// Runs the loop in `name` for at most `seconds` (0 or less: one pass
+    /// without sleeping).
+    func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
+        let started: RunFrame? = lock.withLock {
+            guard !isDead, !name.isCommonModes, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
+            let frame = RunFrame(mode: mode)
+            runs.append(frame)
+            return frame
+        }
+        guard let frame = started else { return .finished }
+        // 0 means "one pass, do not sleep".
+        let deadline = seconds > 0 ? Clock.deadline(after: seconds, from: Clock.monotonicNow()) : 0
+
+        notifyObservers(frame.mode, Activity.entry)
+        let result = runPasses(frame, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
+        notifyObservers(frame.mode, Activity.exit)
+
+        lock.withLock { _ = runs.popLast() }
+        return result
+    }
+
+    private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
+        let mode = frame.mode
+        while true {
+            notifyObservers(mode, Activity.beforeTimers)
+            notifyObservers(mode, Activity.beforeSources)
+            runBlocks(mode)
+            let handledSource = performSignalledSources(mode, returnAfterSourceHandled: returnAfterSourceHandled)
+            if handledSource { runBlocks(mode) }
+
+            let poll = handledSource || deadline == 0
+            if !poll { notifyObservers(mode, Activity.beforeWaiting) }
+            poller.wait(until: min(earliestTimerDeadline(mode), deadline == 0 ? Clock.never : deadline), poll: poll)
+            if !poll { notifyObservers(mode, Activity.afterWaiting) }
+
+            fireDueTimers(mode)
+            runBlocks(mode)
+
+            if let result = outcome(frame, deadline: deadline, handledSource: handledSource && returnAfterSourceHandled) {
+                return result
+            }
+        }
+    }
+
+    /// Step 6: whether this run ends after the pass, and how.
+    private func outcome(_ frame: RunFrame, deadline: UInt64, handledSource: Bool) -> RunResult? {
+        if handledSource { return .handledSource }
+        if deadline == 0 || Clock.monotonicNow() >= deadline { return .timedOut }
+        return lock.withLock {
+            if frame.stopped {
+                frame.stopped = false
+                return .stopped
+            }
+            if isDead || isEmptyLocked(frame.mode) { return .finished }
+            return nil
+        }
+    }
+
+    /// A mode with no sources, no timers and no queued blocks cannot
+    /// produce work.  Lock held.
+    private func isEmptyLocked(_ mode: Mode) -> Bool {
+        if mode.hasSourcesOrTimers { return false }
+        return !blocks.contains { blockMatchesLocked($0, mode.name) }
+    }
+
+    private func blockMatchesLocked(_ block: QueuedBlock, _ name: ModeName) -> Bool {
+        block.modes.contains { $0 == name || ($0.isCommonModes && commonModes.contains(name)) }
+    }
+
+    // MARK: the steps
+
+    /// Calls the mode's observers interested in `activity`, by order.  An
+    /// observer already running (we are in a nested run from its callout)
+    /// is skipped; a non-repeating one is invalidated after its callout.
+    func notifyObservers(_ mode: Mode, _ activity: UInt) {
+        let interested: [Observer] = lock.withLock {
+            guard mode.observerMask & activity != 0 else { return [] }
+            return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
+        }
+        for observer in interested where observer.isValid && !observer.firing {
+            observer.firing = true
+            observer.callout(observer, activity)
+            observer.firing = false
+            if !observer.repeats { observer.invalidate() }
+        }
+    }
+
+    /// Runs the queued blocks meant for this mode, in the order queued.
+    /// Blocks queued meanwhile wait for the next call.
+    func runBlocks(_ mode: Mode) {
+        let ready: [() -> Void] = lock.withLock {
+            guard !blocks.isEmpty else { return [] }
+            var ready: [() -> Void] = []
+            var later: [QueuedBlock] = []
+            for block in blocks {
+                if blockMatchesLocked(block, mode.name) { ready.append(block.work) } else { later.append(block) }
+            }
+            blocks = later
+            return ready
+        }
+        for work in ready { work() }
+    }
+
+    /// Performs the signalled sources of this mode by order (ties: first
+    /// signalled first).  Returns whether any was performed.  With
+    /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
+    func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
+        var ready: [Source] = lock.withLock {
+            guard !pending.isEmpty else { return [] }
+            var ready: [Source] = []
+            var later: [Source] = []
+            var seen = Set<ObjectIdentifier>()
+            for source in pending {
+                let id = ObjectIdentifier(source)
+                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else { continue }
+                if mode.sources[id] == nil {
+                    later.append(source)
+                } else if seen.insert(id).inserted {
+                    ready.append(source)
+                }
+            }
+            pending = later
+            return ready
+        }
+        guard !ready.isEmpty else { return false }
+        ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
+        var handled = false
+        for (index, source) in ready.enumerated() {
+            if handled && returnAfterSourceHandled {
+                let rest = ready[index...]
+                lock.withLock { pending.append(contentsOf: rest) }
+                break
+            }
+            guard source.isValid, source.claimPerform() else { continue }
+            source.callbacks.perform()
+            handled = true
+        }
+        return handled
+    }
+
+    func earliestTimerDeadline(_ mode: Mode) -> UInt64 {
+        lock.withLock { mode.earliestTimer()?.deadline ?? Clock.never }
+    }
+
+    /// Fires every timer of the mode that is due, earliest first, then
+    /// reschedules each: repeating timers on their original grid (skipping
+    /// missed slots), one-shot timers are invalidated, and a timer whose
+    /// callout set a new fire date keeps that date.
+    func fireDueTimers(_ mode: Mode) {
+        let now = Clock.monotonicNow()
+        let due: [(timer: LoopTimer, epoch: UInt64)] = lock.withLock {
+            var due: [(LoopTimer, UInt64)] = []
+            while let top = mode.earliestTimer(), top.deadline <= now {
+                mode.heap.pop()
+                top.timer.schedule.withLock { $0.firing = true }
+                due.append((top.timer, top.epoch))
+            }
+            return due
+        }
+        for (timer, epoch) in due {
+            if timer.isValid { timer.callout(timer) }
+            reschedule(timer, firedAtEpoch: epoch)
+        }
+    }
+
+    private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt64) {
+        let id = ObjectIdentifier(timer)
+        let now = Clock.monotonicNow()
+        var expired = false
+        lock.withLock {
+            let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
+                s.firing = false
+                guard timer.isValid, s.loop === self else { return nil }
+                if s.epoch == epoch {
+                    guard timer.repeats else {
+                        expired = true
+                        return nil
+                    }
+                    LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                }
+                return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
+            }
+            guard let entry else { return }
+            for name in modeOrder {
+                guard let m = modes[name], m.timers[id] != nil else { continue }
+                pushLocked(entry, into: m)
+            }
+        }
+        if expired { timer.invalidate() }
+    }
+}

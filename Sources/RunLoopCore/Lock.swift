@@ -1,0 +1,45 @@
+import Glibc
+
+/// A plain mutex for state that a loop guards as a whole.  Never held
+/// while user code runs: every path collects what it must call, unlocks,
+/// then calls out (see `Deferred`).
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// Work collected under a lock, to run after it is released: user
+/// callouts (schedule, cancel) and reference drops (which may call a
+/// context's release).
+struct Deferred {
+    private var actions: [() -> Void] = []
+    private var releases: [Handled] = []
+
+    mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
+    mutating func release(_ object: Handled) { releases.append(object) }
+
+    /// Runs the callouts in order, then drops the references.
+    func run() {
+        for action in actions { action() }
+        for object in releases { object.releaseRef() }
+    }
+}

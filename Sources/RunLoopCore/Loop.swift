@@ -1,0 +1,343 @@
+import CRunLoopShims
+import Synchronization
+
+/// Anything a mode can hold.
+enum ModeItem {
+    case source(Source)
+    case observer(Observer)
+    case timer(LoopTimer)
+
+    var object: Handled {
+        switch self {
+        case .source(let s): return s
+        case .observer(let o): return o
+        case .timer(let t): return t
+        }
+    }
+    var id: ObjectIdentifier { ObjectIdentifier(object) }
+}
+
+/// Why an add was refused.
+enum AddFailure: Error {
+    case wrongLoop, invalidItem, loopGone
+}
+
+/// A run of the loop in progress (the innermost is the last).
+final class RunFrame {
+    let mode: Mode
+    var stopped = false
+    init(mode: Mode) { self.mode = mode }
+}
+
+/// Work queued by perform(in:), run on the loop's thread.
+struct QueuedBlock {
+    let modes: [ModeName]
+    let work: () -> Void
+}
+
+/// A thread's run loop: its modes, common modes and common items, queued
+/// blocks and pending sources.  All of that is guarded by `lock`; only
+/// the owning thread runs passes (Iteration.swift).
+final class Loop: Handled {
+    let lock = Lock()
+    let ownerTID: Int32
+    let isMain: Bool
+    let poller: Poller
+
+    // Guarded by `lock`.
+    var modes: [ModeName: Mode] = [:]
+    var modeOrder: [ModeName] = []
+    var commonModes: [ModeName] = [.default]
+    var commonItems: [ObjectIdentifier: ModeItem] = [:]
+    var commonItemOrder: [ObjectIdentifier] = []
+    /// How many modes of this loop hold each source.
+    var sourceModeCounts: [ObjectIdentifier: Int] = [:]
+    /// Sources signalled since the last pass (may hold stale duplicates).
+    var pending: [Source] = []
+    var blocks: [QueuedBlock] = []
+    var runs: [RunFrame] = []
+    var isDead = false
+    var sequence: UInt64 = 0
+
+    init?(ownerTID: Int32, isMain: Bool) {
+        guard let poller = Poller() else { return nil }
+        self.ownerTID = ownerTID
+        self.isMain = isMain
+        self.poller = poller
+        super.init(kind: .runLoop)
+    }
+
+    override func finalize() { poller.shutdown() }
+
+    func nextSequence() -> UInt64 {
+        sequence &+= 1
+        return sequence
+    }
+
+    /// The mode named `name`, created on first use.  Lock held.
+    func modeLocked(_ name: ModeName) -> Mode {
+        if let mode = modes[name] { return mode }
+        let mode = Mode(name: name)
+        modes[name] = mode
+        modeOrder.append(name)
+        return mode
+    }
+
+    var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
+    var allModeNames: [ModeName] { lock.withLock { modeOrder } }
+
+    func addCommonMode(_ name: ModeName) {
+        var deferred = Deferred()
+        lock.withLock {
+            guard !isDead, !commonModes.contains(name) else { return }
+            commonModes.append(name)
+            for id in commonItemOrder {
+                _ = insertLocked(commonItems[id]!, into: name, &deferred)
+            }
+        }
+        deferred.run()
+    }
+
+    // MARK: adding and removing items
+
+    /// Adds an item to a mode or to the common modes.  No-op if present.
+    func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
+        var deferred = Deferred()
+        let result: Result<Void, AddFailure> = lock.withLock {
+            if isDead { return .failure(.loopGone) }
+            if !name.isCommonModes { return insertLocked(item, into: name, &deferred) }
+            if commonItems[item.id] != nil { return .success(()) }
+            if let failure = ownershipFailure(item) { return .failure(failure) }
+            commonItems[item.id] = item
+            commonItemOrder.append(item.id)
+            item.object.retainRef()
+            for mode in commonModes { _ = insertLocked(item, into: mode, &deferred) }
+            return .success(())
+        }
+        deferred.run()
+        return result
+    }
+
+    func remove(_ item: ModeItem, from name: ModeName) {
+        var deferred = Deferred()
+        lock.withLock {
+            if !name.isCommonModes {
+                eraseLocked(item, from: name, &deferred)
+            } else if commonItems.removeValue(forKey: item.id) != nil {
+                commonItemOrder.removeAll { $0 == item.id }
+                for mode in commonModes { eraseLocked(item, from: mode, &deferred) }
+                deferred.release(item.object)
+            }
+        }
+        deferred.run()
+    }
+
+    func contains(_ item: ModeItem, in name: ModeName) -> Bool {
+        lock.withLock {
+            if name.isCommonModes { return commonItems[item.id] != nil }
+            guard let mode = modes[name] else { return false }
+            switch item {
+            case .source(let s): return mode.sources[ObjectIdentifier(s)] != nil
+            case .observer(let o): return mode.containsObserver(o)
+            case .timer(let t): return mode.timers[ObjectIdentifier(t)] != nil
+            }
+        }
+    }
+
+    /// Removes an item from every mode and from the common items (used by
+    /// invalidation).
+    func removeEverywhere(_ object: Handled) {
+        var deferred = Deferred()
+        lock.withLock {
+            let id = ObjectIdentifier(object)
+            if commonItems.removeValue(forKey: id) != nil {
+                commonItemOrder.removeAll { $0 == id }
+                deferred.release(object)
+            }
+            let item: ModeItem
+            switch object {
+            case let s as Source: item = .source(s)
+            case let o as Observer: item = .observer(o)
+            case let t as LoopTimer: item = .timer(t)
+            default: return
+            }
+            for name in modeOrder { eraseLocked(item, from: name, &deferred) }
+        }
+        deferred.run()
+    }
+
+    /// An observer or timer already scheduled on another loop cannot join
+    /// this one.  Lock held.
+    private func ownershipFailure(_ item: ModeItem) -> AddFailure? {
+        switch item {
+        case .source(let s):
+            return s.isValid ? nil : .invalidItem
+        case .observer(let o):
+            guard o.isValid else { return .invalidItem }
+            return o.ownership.withLock { $0.loop == nil || $0.loop === self } ? nil : .wrongLoop
+        case .timer(let t):
+            guard t.isValid else { return .invalidItem }
+            return t.schedule.withLock { $0.loop == nil || $0.loop === self } ? nil : .wrongLoop
+        }
+    }
+
+    /// Puts an item into one concrete mode.  Lock held; the schedule
+    /// callout and nothing else is deferred.
+    private func insertLocked(_ item: ModeItem, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        if let failure = ownershipFailure(item) { return .failure(failure) }
+        let mode = modeLocked(name)
+        let id = item.id
+        switch item {
+        case .source(let source):
+            guard mode.sources[id] == nil else { return .success(()) }
+            mode.sources[id] = source
+            let count = sourceModeCounts[id, default: 0] + 1
+            sourceModeCounts[id] = count
+            if count == 1 { source.joined(self) }
+            if source.isSignalled { pending.append(source) }
+            if let schedule = source.callbacks.schedule {
+                deferred.call { schedule(self, name) }
+            }
+        case .observer(let observer):
+            guard !mode.containsObserver(observer) else { return .success(()) }
+            observer.ownership.withLock { $0.loop = self; $0.modes += 1 }
+            mode.insertObserver(observer, added: nextSequence())
+        case .timer(let timer):
+            guard mode.timers[id] == nil else { return .success(()) }
+            let entry = timer.schedule.withLock { s -> TimerHeap.Entry in
+                s.loop = self
+                s.modes += 1
+                return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
+            }
+            mode.timers[id] = timer
+            pushLocked(entry, into: mode)
+        }
+        item.object.retainRef()
+        return .success(())
+    }
+
+    /// Takes an item out of one concrete mode.  Lock held; cancel and the
+    /// reference drop are deferred.
+    private func eraseLocked(_ item: ModeItem, from name: ModeName, _ deferred: inout Deferred) {
+        guard let mode = modes[name] else { return }
+        let id = item.id
+        switch item {
+        case .source(let source):
+            guard mode.sources.removeValue(forKey: id) != nil else { return }
+            let count = sourceModeCounts[id, default: 1] - 1
+            if count == 0 {
+                sourceModeCounts.removeValue(forKey: id)
+                source.left(self)
+            } else {
+                sourceModeCounts[id] = count
+            }
+            if let cancel = source.callbacks.cancel {
+                deferred.call { cancel(self, name) }
+            }
+        case .observer(let observer):
+            guard mode.removeObserver(observer) else { return }
+            observer.ownership.withLock {
+                $0.modes -= 1
+                if $0.modes == 0 { $0.loop = nil }
+            }
+        case .timer(let timer):
+            guard mode.timers.removeValue(forKey: id) != nil else { return }
+            timer.schedule.withLock {
+                $0.modes -= 1
+                if $0.modes == 0 { $0.loop = nil }
+            }
+            mode.compactTimersIfSparse()
+        }
+        deferred.release(item.object)
+    }
+
+    // MARK: timers
+
+    /// Pushes a heap entry with the loop's next FIFO sequence.  Lock held.
+    func pushLocked(_ entry: TimerHeap.Entry, into mode: Mode) {
+        var entry = entry
+        entry.seq = nextSequence()
+        mode.heap.push(entry)
+    }
+
+    /// A timer's fire date changed (from any thread): schedule its new
+    /// deadline in each of its modes and wake the loop so it re-arms.
+    func timerMoved(_ timer: LoopTimer) {
+        let id = ObjectIdentifier(timer)
+        let affectsCurrent: Bool = lock.withLock {
+            let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
+                s.firing ? nil : TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
+            }
+            guard let entry else { return false }
+            for name in modeOrder {
+                guard let mode = modes[name], mode.timers[id] != nil else { continue }
+                pushLocked(entry, into: mode)
+                mode.compactTimersIfSparse()
+            }
+            return runs.last.map { $0.mode.timers[id] != nil } ?? false
+        }
+        if affectsCurrent && rl_gettid() != ownerTID { poller.wakeUp() }
+    }
+
+    /// The earliest fire date of the mode's valid timers, or 0.
+    func nextTimerFireDate(in name: ModeName) -> Double {
+        lock.withLock {
+            guard let mode = modes[name], let entry = mode.earliestTimer() else { return 0 }
+            return entry.timer.nextFireDate
+        }
+    }
+
+    // MARK: sources, blocks, stop
+
+    /// Called by `Source.signal()`.
+    func enqueuePending(_ source: Source) {
+        lock.withLock { pending.append(source) }
+    }
+
+    func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
+        lock.withLock {
+            guard !isDead else { return false }
+            for name in names where !name.isCommonModes { _ = modeLocked(name) }
+            blocks.append(QueuedBlock(modes: names, work: work))
+            return true
+        }
+    }
+
+    func stop() {
+        lock.withLock { runs.last?.stopped = true }
+        poller.wakeUp()
+    }
+
+    func wakeUp() { poller.wakeUp() }
+
+    var isWaiting: Bool { poller.isSleeping }
+
+    // MARK: teardown
+
+    /// Empties the loop when its thread exits: every item leaves every
+    /// mode (sources get their cancel callouts on this thread), queued
+    /// blocks are dropped, and further adds are refused.
+    func tearDown() {
+        var deferred = Deferred()
+        var dropped: [QueuedBlock] = []
+        lock.withLock {
+            isDead = true
+            for id in commonItemOrder { deferred.release(commonItems[id]!.object) }
+            commonItems = [:]
+            commonItemOrder = []
+            for name in modeOrder {
+                guard let mode = modes[name] else { continue }
+                var items: [ModeItem] = mode.sources.values.map { .source($0) }
+                items += mode.observers.map { .observer($0.observer) }
+                items += mode.timers.values.map { .timer($0) }
+                for item in items { eraseLocked(item, from: name, &deferred) }
+                mode.heap = TimerHeap()
+            }
+            pending = []
+            dropped = blocks
+            blocks = []
+        }
+        deferred.run()
+        dropped = []
+    }
+}

@@ -1,0 +1,51 @@
+import CRunLoop
+import Synchronization
+
+/// Watches points of a loop's pass.  Belongs to one loop at a time.
+final class Observer: Handled {
+    let activities: UInt
+    let repeats: Bool
+    let order: Int
+    let callout: (Observer, UInt) -> Void
+    private let releaseInfo: (() -> Void)?
+    let cContext: RLRunLoopObserverContext?
+
+    private let valid = Atomic<Bool>(true)
+    private let infoReleased = Atomic<Bool>(false)
+    /// The loop it is scheduled on and in how many of its modes; guarded
+    /// by its own lock, taken inside the loop's.
+    let ownership = Mutex<(loop: Loop?, modes: Int)>((nil, 0))
+    /// True while its callout runs; touched only on the owning loop's
+    /// thread.  A nested run does not call a firing observer again.
+    var firing = false
+
+    init(activities: UInt, repeats: Bool, order: Int, callout: @escaping (Observer, UInt) -> Void,
+         releaseInfo: (() -> Void)?, cContext: RLRunLoopObserverContext?) {
+        self.activities = activities
+        self.repeats = repeats
+        self.order = order
+        self.callout = callout
+        self.releaseInfo = releaseInfo
+        self.cContext = cContext
+        super.init(kind: .observer)
+    }
+
+    var isValid: Bool { valid.load(ordering: .acquiring) }
+    var owner: Loop? { ownership.withLock { $0.loop } }
+
+    /// Removes it from its loop and releases its info (as CF does).
+    func invalidate() {
+        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        owner?.removeEverywhere(self)
+        releaseInfoOnce()
+    }
+
+    private func releaseInfoOnce() {
+        if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
+    }
+
+    override func finalize() {
+        valid.store(false, ordering: .releasing)
+        releaseInfoOnce()
+    }
+}

@@ -1,0 +1,103 @@
+import CRunLoopShims
+import Glibc
+import Synchronization
+
+/// The only code that touches epoll: a loop's wait set holding its wake-up
+/// eventfd and its timerfd.  The loop sleeps in `wait` and nowhere else.
+///
+/// Wake-ups coalesce through `state`: 0 = awake, 1 = a wake-up is pending,
+/// 2 = asleep in epoll_wait.  `wakeUp()` writes the eventfd only when it
+/// moves the state from asleep to pending; a burst of calls while the loop
+/// is awake costs one compare-and-swap each and no syscall, and makes the
+/// loop's next sleep return at once.
+final class Poller: @unchecked Sendable {
+    private static let wakeToken: UInt64 = 1
+    private static let timerToken: UInt64 = 2
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let timerFD: Int32
+    private let state = Atomic<UInt8>(0)
+    /// The deadline the timerfd is armed for; 0 when disarmed or expired.
+    /// Loop thread only.
+    private var armed: UInt64 = 0
+
+    init?() {
+        let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
+        guard ep >= 0, wake >= 0, timer >= 0,
+              rl_epoll_add(ep, wake, EPOLLIN.rawValue, Self.wakeToken) == 0,
+              rl_epoll_add(ep, timer, EPOLLIN.rawValue, Self.timerToken) == 0
+        else {
+            for fd in [ep, wake, timer] where fd >= 0 { close(fd) }
+            return nil
+        }
+        epollFD = ep
+        wakeFD = wake
+        timerFD = timer
+    }
+
+    func shutdown() {
+        Glibc.close(epollFD)
+        Glibc.close(wakeFD)
+        Glibc.close(timerFD)
+    }
+
+    var isSleeping: Bool { state.load(ordering: .acquiring) == 2 }
+
+    /// Makes the loop's current or next sleep return.  Any thread.
+    func wakeUp() {
+        var current = state.load(ordering: .acquiring)
+        while true {
+            switch current {
+            case 1:
+                return
+            case 0:
+                let (done, now) = state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+                if done { return }
+                current = now
+            default:
+                let (done, now) = state.compareExchange(expected: 2, desired: 1, ordering: .acquiringAndReleasing)
+                if done {
+                    _ = rl_eventfd_signal(wakeFD)
+                    return
+                }
+                current = now
+            }
+        }
+    }
+
+    /// Sleeps until `deadline` (monotonic ns; `Clock.never`: no limit), a
+    /// wake-up, or (later) a ready descriptor.  With `poll`, only looks.
+    /// A pending wake-up is consumed either way.
+    func wait(until deadline: UInt64, poll: Bool) {
+        if deadline != armed {
+            _ = rl_timerfd_arm(timerFD, deadline == Clock.never ? 0 : deadline)
+            armed = deadline == Clock.never ? 0 : deadline
+        }
+        var timeout: Int32 = -1
+        if poll {
+            timeout = 0
+        } else if !state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged {
+            timeout = 0
+        }
+        var tokens = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let n = withUnsafeMutableBytes(of: &tokens) { buffer in
+            rl_epoll_wait(epollFD, buffer.baseAddress!.assumingMemoryBound(to: UInt64.self), 4, timeout)
+        }
+        state.store(0, ordering: .releasing)
+        guard n > 0 else { return }
+        withUnsafeBytes(of: &tokens) { buffer in
+            for i in 0..<Int(n) {
+                switch buffer.load(fromByteOffset: i * 8, as: UInt64.self) {
+                case Self.wakeToken:
+                    rl_drain_counter(wakeFD)
+                case Self.timerToken:
+                    rl_drain_counter(timerFD)
+                    armed = 0
+                default:
+                    break
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import CRunLoop
+import Synchronization
+
+/// What a version-0 source does, as Swift closures.  The C entry point
+/// builds these from an `RLRunLoopSourceContext`.
+struct SourceCallbacks {
+    var schedule: ((Loop, ModeName) -> Void)?
+    var cancel: ((Loop, ModeName) -> Void)?
+    var perform: () -> Void
+    /// Called once when the source is destroyed (the context's release).
+    var release: (() -> Void)?
+    var describe: (() -> String?)?
+}
+
+/// A version-0 source: performed on a loop's thread after `signal()`.
+/// It may be in several modes of several loops.
+final class Source: Handled {
+    let order: Int
+    let callbacks: SourceCallbacks
+    /// The context it was created with, for RLRunLoopSourceGetContext.
+    let cContext: RLRunLoopSourceContext?
+
+    private let valid = Atomic<Bool>(true)
+    /// Pending: set by `signal()`, cleared by the loop just before perform.
+    private let signalled = Atomic<Bool>(false)
+    /// When it last became pending; breaks ties between equal orders.
+    private let signalSeq = Atomic<UInt64>(0)
+    private static let signalCounter = Atomic<UInt64>(0)
+
+    /// The loops with at least one mode holding this source.  A loop's
+    /// lock may be held while taking this one, never the reverse.
+    private let loops = Mutex<[ObjectIdentifier: Loop]>([:])
+
+    init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
+        self.order = order
+        self.callbacks = callbacks
+        self.cContext = cContext
+        super.init(kind: .source)
+    }
+
+    var isValid: Bool { valid.load(ordering: .acquiring) }
+    var isSignalled: Bool { signalled.load(ordering: .acquiring) }
+    var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
+
+    /// Marks the source pending and queues it on every loop holding it.
+    /// Several signals before the loop looks give one perform.
+    func signal() {
+        guard isValid else { return }
+        let seq = Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
+            signalSeq.store(seq, ordering: .relaxed)
+            for loop in loops.withLock({ Array($0.values) }) {
+                loop.enqueuePending(self)
+            }
+        }
+    }
+
+    /// Clears the pending mark; true if this caller gets to perform.
+    func claimPerform() -> Bool {
+        signalled.exchange(false, ordering: .acquiringAndReleasing)
+    }
+
+    /// Called by a loop, under its lock, when the source enters its first
+    /// mode of that loop / leaves its last one.
+    func joined(_ loop: Loop) { loops.withLock { $0[ObjectIdentifier(loop)] = loop } }
+    func left(_ loop: Loop) { loops.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(loop)) } }
+
+    /// Removes the source from every loop and mode (cancel runs for each)
+    /// and makes it inert.  Idempotent.
+    func invalidate() {
+        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let holders = loops.withLock { Array($0.values) }
+        for loop in holders { loop.removeEverywhere(self) }
+    }
+
+    override func finalize() {
+        valid.store(false, ordering: .releasing)
+        callbacks.release?()
+    }
+}

@@ -1,0 +1,366 @@
+/*
+ * runloop — Apple's CFRunLoop for Linux, with a Swift core and this C ABI.
+ *
+ * Every function of CoreFoundation's CFRunLoop.h has a twin here with the
+ * prefix RL instead of CF, the same parameters and the same meaning.  Read
+ * Apple's documentation of a CF function to learn its RL twin; this header
+ * records what is specific to runloop.
+ *
+ * ----------------------------------------------------------------------------
+ * Objects and ownership
+ * ----------------------------------------------------------------------------
+ * RLRunLoopRef, RLRunLoopSourceRef, RLRunLoopObserverRef, RLRunLoopTimerRef
+ * and RLArrayRef are reference-counted handles.  CF's rule applies:
+ *   - a function with Create or Copy in its name returns a reference the
+ *     caller owns and must give back with RLRelease();
+ *   - a function with Get in its name returns a borrowed reference, valid as
+ *     long as the object it came from; RLRetain() it to keep it longer.
+ * The library holds its own references while an item is scheduled, so an
+ * item may be released right after it was added to a loop.
+ *
+ * Handles are not raw pointers: each one names a slot in a process-wide
+ * table, checked on every call.  NULL, a released (stale) handle, or a
+ * handle of the wrong type (a timer passed where a source is expected) is
+ * detected, reported on stderr as one line naming the function, and the call
+ * does nothing and returns 0 / NULL / false.  It never crashes the process.
+ *
+ * Mode names (RLRunLoopMode) are C strings compared by value.  The library
+ * interns every name it is given: the pointers it returns for mode names
+ * (RLRunLoopCopyCurrentMode, the elements of RLRunLoopCopyAllModes) stay
+ * valid for the life of the process.  RLRelease() accepts such a pointer and
+ * does nothing, so CF-style code that releases a copied mode keeps working.
+ *
+ * Strings returned by RLCopyDescription() are malloc()ed: free() them.
+ *
+ * ----------------------------------------------------------------------------
+ * Threads
+ * ----------------------------------------------------------------------------
+ * Each thread has at most one loop, created by its first
+ * RLRunLoopGetCurrent() (or by RLRunLoopGetMain() for the main thread).
+ * Only the owning thread runs its loop (RLRunLoopRun, RLRunLoopRunInMode run
+ * the calling thread's loop).  Every other function may be called from any
+ * thread.  Callouts (perform, timer and observer callbacks, performed
+ * functions and blocks) run on the loop's thread, with no library lock held:
+ * they may add, remove, invalidate or release anything, including the item
+ * being called, and may run the loop again (a nested run) in any mode.
+ *
+ * A thread's loop is torn down when the thread exits: its items are removed
+ * (source cancel callbacks run on the exiting thread) and released.  A
+ * handle to that loop retained by another thread stays valid; RLRunLoopStop
+ * and RLRunLoopWakeUp on it are harmless.
+ *
+ * ----------------------------------------------------------------------------
+ * Time
+ * ----------------------------------------------------------------------------
+ * RLAbsoluteTime is seconds since 2001-01-01 00:00:00 UTC (CF's epoch), read
+ * from the wall clock; RLTimeInterval is seconds.  Timer deadlines are kept
+ * on CLOCK_MONOTONIC: a fire date is converted when it is set, so stepping
+ * the wall clock does not move a scheduled timer.  NaN fire dates and
+ * intervals are rejected with an error; negative intervals mean one-shot;
+ * fire dates far in the future mean "never".
+ */
+#ifndef RUNLOOP_RUNLOOP_H
+#define RUNLOOP_RUNLOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Basic types (CF's, renamed)
+ * ------------------------------------------------------------------------- */
+
+typedef unsigned char RLBoolean;          /* CF's Boolean: 0 or 1 */
+typedef long RLIndex;                     /* CFIndex */
+typedef unsigned long RLOptionFlags;      /* CFOptionFlags */
+typedef unsigned long RLHashCode;         /* CFHashCode */
+typedef unsigned long RLTypeID;           /* CFTypeID */
+typedef const void *RLTypeRef;            /* any runloop handle */
+typedef const void *RLAllocatorRef;       /* accepted and ignored; pass NULL */
+typedef double RLTimeInterval;            /* seconds */
+typedef double RLAbsoluteTime;            /* seconds since 2001-01-01 UTC */
+
+/* A mode name.  Compared by value; see "Mode names" above. */
+typedef const char *RLRunLoopMode;
+
+typedef struct __RLRunLoop *RLRunLoopRef;
+typedef struct __RLRunLoopSource *RLRunLoopSourceRef;
+typedef struct __RLRunLoopObserver *RLRunLoopObserverRef;
+typedef struct __RLRunLoopTimer *RLRunLoopTimerRef;
+typedef struct __RLArray *RLArrayRef;
+
+/* The mode RLRunLoopRun() runs; common from the start.  Same text as CF's. */
+#define kRLRunLoopDefaultMode ((RLRunLoopMode)"kCFRunLoopDefaultMode")
+/* The pseudo-mode naming every mode marked common.  Same text as CF's. */
+#define kRLRunLoopCommonModes ((RLRunLoopMode)"kCFRunLoopCommonModes")
+
+/* Results of RLRunLoopRunInMode (CF's values). */
+typedef int32_t RLRunLoopRunResult;
+enum {
+    kRLRunLoopRunFinished = 1,      /* the mode has no sources and no timers */
+    kRLRunLoopRunStopped = 2,       /* RLRunLoopStop() was called */
+    kRLRunLoopRunTimedOut = 3,      /* the time limit passed */
+    kRLRunLoopRunHandledSource = 4  /* a source was handled and the caller asked to return */
+};
+
+/* Points of a loop's pass that observers can watch (CF's bits). */
+typedef RLOptionFlags RLRunLoopActivity;
+enum {
+    kRLRunLoopEntry = (1UL << 0),
+    kRLRunLoopBeforeTimers = (1UL << 1),
+    kRLRunLoopBeforeSources = (1UL << 2),
+    kRLRunLoopBeforeWaiting = (1UL << 5),
+    kRLRunLoopAfterWaiting = (1UL << 6),
+    kRLRunLoopExit = (1UL << 7),
+    kRLRunLoopAllActivities = 0x0FFFFFFFU
+};
+
+/* ---------------------------------------------------------------------------
+ * Objects: retain, release, type, description
+ * ------------------------------------------------------------------------- */
+
+/* Adds a reference to any runloop handle; returns it.  A mode name returned
+ * by the library is accepted and returned unchanged. */
+RLTypeRef RLRetain(RLTypeRef object);
+/* Drops a reference.  The last release of an item that is not scheduled
+ * calls its context's release(info) (for sources; timers and observers
+ * release their info when invalidated, as CF does). */
+void RLRelease(RLTypeRef object);
+/* The number of references to the object, counting the library's own
+ * (a scheduled item is referenced by each mode holding it). 0 on error. */
+RLIndex RLGetRetainCount(RLTypeRef object);
+/* The type of a handle: one of the RL...GetTypeID() values; 0 on error. */
+RLTypeID RLGetTypeID(RLTypeRef object);
+/* A readable, multi-line description of a loop (current mode, common modes,
+ * common mode items, and each mode's sources, observers and timers) or of a
+ * single item.  Returns a malloc()ed string: free() it.  NULL on error. */
+char *RLCopyDescription(RLTypeRef object);
+
+RLTypeID RLRunLoopGetTypeID(void);
+RLTypeID RLRunLoopSourceGetTypeID(void);
+RLTypeID RLRunLoopObserverGetTypeID(void);
+RLTypeID RLRunLoopTimerGetTypeID(void);
+RLTypeID RLArrayGetTypeID(void);
+
+/* The current wall-clock time in RLAbsoluteTime. */
+RLAbsoluteTime RLAbsoluteTimeGetCurrent(void);
+
+/* ---------------------------------------------------------------------------
+ * Arrays (what RLRunLoopCopyAllModes returns)
+ * ------------------------------------------------------------------------- */
+
+/* Number of elements; 0 on error. */
+RLIndex RLArrayGetCount(RLArrayRef array);
+/* Borrowed element at index (a mode name for mode arrays); NULL when index
+ * is out of range. */
+const void *RLArrayGetValueAtIndex(RLArrayRef array, RLIndex index);
+/* An array of mode names, usable as the mode argument of
+ * RLRunLoopPerformFunction / RLRunLoopPerformBlock.  Each name is copied
+ * (interned).  Caller releases. */
+RLArrayRef RLArrayCreateWithModes(const RLRunLoopMode *modes, RLIndex count);
+
+/* ---------------------------------------------------------------------------
+ * Run loops
+ * ------------------------------------------------------------------------- */
+
+/* The calling thread's loop, created on first use.  Borrowed: valid until
+ * the thread exits (RLRetain it to use it from elsewhere after that). */
+RLRunLoopRef RLRunLoopGetCurrent(void);
+/* The main thread's loop, from any thread.  Borrowed; lives forever. */
+RLRunLoopRef RLRunLoopGetMain(void);
+
+/* The mode the loop is running now (the innermost run), or NULL when it is
+ * not running.  Interned: see "Mode names"; RLRelease() is optional. */
+RLRunLoopMode RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
+/* The names of every mode the loop has (modes are created by the Add*
+ * functions and by Perform*; never destroyed).  Caller releases the array;
+ * the names inside are interned. */
+RLArrayRef RLRunLoopCopyAllModes(RLRunLoopRef rl);
+/* Marks a mode common: every item in the common mode items is added to it,
+ * now and whenever an item is added to kRLRunLoopCommonModes later. */
+void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
+/* The earliest fire date among the valid timers of the mode, or 0 if none. */
+RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
+
+/* Runs the current thread's loop in the default mode until it is stopped or
+ * the mode has no sources and no timers. */
+void RLRunLoopRun(void);
+/* Runs the current thread's loop in `mode` for at most `seconds` (0 or less:
+ * one pass without sleeping).  Returns a kRLRunLoopRun... value.  Returns
+ * kRLRunLoopRunFinished at once, with no Entry/Exit notifications, when the
+ * mode has no sources, no timers and no queued work, or when `mode` is
+ * kRLRunLoopCommonModes.  May be called from inside a callout (nested run). */
+RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, RLBoolean returnAfterSourceHandled);
+/* Whether the loop is asleep waiting for an event. */
+RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
+/* Makes a sleeping loop wake and run a pass; if it is awake, its next sleep
+ * returns at once.  Bursts of calls coalesce into one wake-up. */
+void RLRunLoopWakeUp(RLRunLoopRef rl);
+/* Makes the innermost running RLRunLoopRunInMode of the loop return
+ * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
+void RLRunLoopStop(RLRunLoopRef rl);
+
+/* A function to run on a loop's thread. */
+typedef void (*RLRunLoopPerformCallBack)(void *info);
+/* Queues fn(info) to run once on the loop's thread, the next time the loop
+ * runs a pass in `mode`.  `mode` is a mode name, kRLRunLoopCommonModes, or
+ * an RLArrayRef of mode names (any of them matches).  Does not wake the
+ * loop: follow with RLRunLoopWakeUp() when calling from another thread.
+ * The library does not retain or release `info`. */
+void RLRunLoopPerformFunction(RLRunLoopRef rl, RLTypeRef mode, RLRunLoopPerformCallBack fn, void *info);
+#if defined(__BLOCKS__)
+/* Same as RLRunLoopPerformFunction with a block (copied by the library). */
+void RLRunLoopPerformBlock(RLRunLoopRef rl, RLTypeRef mode, void (^block)(void));
+#endif
+
+RLBoolean RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+/* Adds a source to a mode (creating the mode) or to kRLRunLoopCommonModes.
+ * Adding an item already there does nothing.  The source's schedule
+ * callback runs once per concrete mode it joins.  A source may be in
+ * several loops. */
+void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+/* Removes a source; its cancel callback runs once per mode it leaves.
+ * Removing from kRLRunLoopCommonModes removes it from every common mode. */
+void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+
+RLBoolean RLRunLoopContainsObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+/* An observer belongs to one loop: adding it to a second loop fails with an
+ * error. */
+void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+void RLRunLoopRemoveObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+
+RLBoolean RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+/* A timer belongs to one loop: adding it to a second loop fails with an
+ * error. */
+void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+
+/* ---------------------------------------------------------------------------
+ * Sources (version 0)
+ * ------------------------------------------------------------------------- */
+
+/* CF's CFRunLoopSourceContext, field for field.  `version` must be 0.
+ * retain(info) is called once at creation and release(info) once when the
+ * source is destroyed.  copyDescription, if set, returns a malloc()ed
+ * string the library frees.  equal and hash are stored and returned by
+ * RLRunLoopSourceGetContext.  schedule/cancel run on the thread calling
+ * Add/Remove/Invalidate (or the exiting thread at loop teardown); perform
+ * runs on the loop's thread. */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+    RLBoolean (*equal)(const void *info1, const void *info2);
+    RLHashCode (*hash)(const void *info);
+    void (*schedule)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void (*cancel)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void (*perform)(void *info);
+} RLRunLoopSourceContext;
+
+/* Creates a source (caller releases).  `order` sorts performs within a
+ * pass, lowest first; ties run in the order the sources were signalled.
+ * NULL (with an error) if context is NULL or its version is not 0. */
+RLRunLoopSourceRef RLRunLoopSourceCreate(RLAllocatorRef allocator, RLIndex order, RLRunLoopSourceContext *context);
+RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);
+/* Removes the source from every loop and mode (cancel runs for each) and
+ * makes it inert.  Safe from inside any callout, including its own. */
+void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
+RLBoolean RLRunLoopSourceIsValid(RLRunLoopSourceRef source);
+/* Copies the source's context into *context. */
+void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
+/* Marks the source pending: the next pass of any loop running a mode that
+ * holds it performs it once (several signals before that pass give one
+ * perform).  Does not wake the loop: pair with RLRunLoopWakeUp(). */
+void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
+/* Whether the source is signalled and not yet performed. */
+RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
+
+/* ---------------------------------------------------------------------------
+ * Observers
+ * ------------------------------------------------------------------------- */
+
+/* CF's CFRunLoopObserverContext.  retain(info) at creation; release(info)
+ * when the observer is invalidated (or destroyed while still valid). */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+} RLRunLoopObserverContext;
+
+typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLoopActivity activity, void *info);
+
+/* Creates an observer (caller releases) called on the loop's thread at the
+ * activities in the mask.  Within one activity observers run by `order`,
+ * lowest first, ties in the order they were added.  A non-repeating
+ * observer invalidates itself after its first callout.  An observer that is
+ * running is not called again by a nested run.  NULL callout: error. */
+RLRunLoopObserverRef RLRunLoopObserverCreate(RLAllocatorRef allocator, RLOptionFlags activities, RLBoolean repeats, RLIndex order, RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
+#if defined(__BLOCKS__)
+RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLAllocatorRef allocator, RLOptionFlags activities, RLBoolean repeats, RLIndex order, void (^block)(RLRunLoopObserverRef observer, RLRunLoopActivity activity));
+#endif
+RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer);
+RLBoolean RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer);
+RLIndex RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer);
+/* Removes the observer from its loop and releases its info. */
+void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer);
+RLBoolean RLRunLoopObserverIsValid(RLRunLoopObserverRef observer);
+void RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserverContext *context);
+
+/* ---------------------------------------------------------------------------
+ * Timers
+ * ------------------------------------------------------------------------- */
+
+/* CF's CFRunLoopTimerContext.  retain(info) at creation; release(info)
+ * when the timer is invalidated (or destroyed while still valid). */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+} RLRunLoopTimerContext;
+
+typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
+
+/* Creates a timer (caller releases) that fires first at `fireDate`, then
+ * every `interval` seconds if interval > 0 (0 or negative: one-shot, which
+ * invalidates itself after firing).  A repeating timer keeps its original
+ * schedule: if the loop was busy past one or more fire dates, the timer
+ * fires once and continues with the next future slot (no bursts).  Timers
+ * due at the same moment fire in the order they were scheduled.  `flags`
+ * is ignored (as in CF).  `order` is stored and reported.  NULL callout,
+ * NaN fire date or NaN interval: error, NULL. */
+RLRunLoopTimerRef RLRunLoopTimerCreate(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
+#if defined(__BLOCKS__)
+RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, void (^block)(RLRunLoopTimerRef timer));
+#endif
+RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer);
+/* Moves the next fire date (also from inside the timer's own callout, where
+ * it replaces the automatic reschedule of a repeating timer). */
+void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireDate);
+RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer);
+RLBoolean RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);
+RLIndex RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);
+/* Removes the timer from its loop and releases its info.  Safe from inside
+ * any callout, including its own. */
+void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
+RLBoolean RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);
+void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
+/* How late the timer may fire, to let the loop coalesce wake-ups.  Stored
+ * and reported; negative or NaN values are stored as 0 with an error. */
+RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
+void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RUNLOOP_RUNLOOP_H */
