@@ -31,10 +31,16 @@ enum Clock {
         return overflow || seconds >= horizonSeconds ? never : sum
     }
 
-    /// The monotonic deadline of an absolute fire date, read against the
-    /// wall clock now.
+    /// One reading of both clocks, taken once: every fire date converts
+    /// through it, so equal dates give equal deadlines (and so fire in the
+    /// order they were scheduled) and later dates never give earlier ones.
+    private static let base = (absolute: absoluteNow(), monotonic: monotonicNow())
+
+    /// The monotonic deadline of an absolute fire date (1 = long past).
     static func deadline(forFireDate date: Double) -> UInt64 {
-        if date - absoluteNow() >= horizonSeconds { return never }
-        return deadline(after: date - absoluteNow(), from: monotonicNow())
+        let offset = date - base.absolute
+        if offset >= 0 { return deadline(after: offset, from: base.monotonic) }
+        let back = nanoseconds(-offset)
+        return base.monotonic > back ? base.monotonic - back : 1
     }
 }

@@ -33,17 +33,25 @@ extension Loop {
         // 0 means "one pass, do not sleep".
         let deadline = seconds > 0 ? Clock.deadline(after: seconds, from: Clock.monotonicNow()) : 0
 
+        poller.acceptWakeUps()
         notifyObservers(frame.mode, Activity.entry)
         let result = runPasses(frame, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
         notifyObservers(frame.mode, Activity.exit)
 
-        lock.withLock { _ = runs.popLast() }
+        let outermost = lock.withLock { () -> Bool in
+            _ = runs.popLast()
+            return runs.isEmpty
+        }
+        // A nested run returns into a callout of the outer run, which must
+        // not miss a wake-up before it sleeps.
+        if outermost { poller.ignoreWakeUps() } else { poller.acceptWakeUps() }
         return result
     }
 
     private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
         let mode = frame.mode
         while true {
+            poller.acceptWakeUps()
             notifyObservers(mode, Activity.beforeTimers)
             notifyObservers(mode, Activity.beforeSources)
             runBlocks(mode)
@@ -165,9 +173,10 @@ extension Loop {
     }
 
     /// Fires every timer of the mode that is due, earliest first, then
-    /// reschedules each: repeating timers on their original grid (skipping
-    /// missed slots), one-shot timers are invalidated, and a timer whose
-    /// callout set a new fire date keeps that date.
+    /// reschedules each: one-shot timers are invalidated (even if the
+    /// callout moved them, as in CF), a repeating timer whose callout set a
+    /// new fire date keeps that date, other repeating timers continue on
+    /// their original grid (skipping missed slots).
     func fireDueTimers(_ mode: Mode) {
         let now = Clock.monotonicNow()
         let due: [(timer: LoopTimer, epoch: UInt64)] = lock.withLock {
@@ -193,11 +202,11 @@ extension Loop {
             let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
                 s.firing = false
                 guard timer.isValid, s.loop === self else { return nil }
+                guard timer.repeats else {
+                    expired = true
+                    return nil
+                }
                 if s.epoch == epoch {
-                    guard timer.repeats else {
-                        expired = true
-                        return nil
-                    }
                     LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
                 }
                 return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)

@@ -65,6 +65,7 @@ final class Loop: Handled {
         self.isMain = isMain
         self.poller = poller
         super.init(kind: .runLoop)
+        _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
 
     override func finalize() { poller.shutdown() }

@@ -24,9 +24,14 @@ public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbs
           finiteArgument(interval, "interval", "RLRunLoopTimerCreate") else { return nil }
     var ctx = context?.pointee ?? RLRunLoopTimerContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-    let info = ctx.info
-    return makeTimer(fireDate, interval, order, releaseInfo: ctx.release.map { fn in { fn(info) } },
-                     context: ctx, "RLRunLoopTimerCreate") { timer in callout(timer.opaque, info) }
+    let info = ctx.info, retain = ctx.retain, release = ctx.release
+    return makeTimer(fireDate, interval, order, releaseInfo: release.map { fn in { fn(info) } },
+                     context: ctx, "RLRunLoopTimerCreate") { timer in
+        // CF holds an extra reference to info for the length of the callout.
+        let held = retain.map { UnsafeMutableRawPointer(mutating: $0(info)) } ?? info
+        callout(timer.opaque, held)
+        release?(held)
+    }
 }
 
 @c(RLRunLoopTimerCreateWithHandler)
