@@ -1,0 +1,236 @@
+import CRunLoopShims
+import Foundation
+import Synchronization
+import Testing
+@testable import RunLoopCore
+
+@Suite struct CrossThreadTests {
+    @Test func signalAndWakeUpFromOtherThreadsRunOnTheLoopThread() {
+        let performed = Atomic<Int>(0)
+        let wrongThread = Atomic<Int>(0)
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let tid = rl_gettid()
+            let source = makeSource {
+                if rl_gettid() != tid { wrongThread.add(1, ordering: .relaxed) }
+                performed.add(1, ordering: .relaxed)
+            }
+            _ = loop.add(.source(source), to: .default)
+            // Keep the loop alive and bounded: a long timer.
+            let keepAlive = makeTimer(in: 100) { _ in }
+            _ = loop.add(.timer(keepAlive), to: .default)
+            let producer = Thread {
+                for _ in 0..<200 {
+                    source.signal()
+                    loop.wakeUp()
+                    // Wait until the loop took it, so each signal counts.
+                    while source.isSignalled { usleep(50) }
+                }
+                loop.stop()
+            }
+            producer.start()
+            var result = RunResult.timedOut
+            while result != .stopped {
+                result = loop.run(.default, seconds: 5, returnAfterSourceHandled: false)
+            }
+            keepAlive.invalidate()
+            keepAlive.releaseRef()
+            source.invalidate()
+            source.releaseRef()
+        }
+        #expect(performed.load(ordering: .relaxed) == 200)
+        #expect(wrongThread.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func stopFromAnotherThreadEndsASleepingRun() {
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let keepAlive = makeTimer(in: 100) { _ in }
+            _ = loop.add(.timer(keepAlive), to: .default)
+            let stopper = Thread {
+                while !loop.isWaiting { usleep(100) }
+                loop.stop()
+            }
+            stopper.start()
+            #expect(loop.run(.default, seconds: 10, returnAfterSourceHandled: false) == .stopped)
+            keepAlive.invalidate()
+            keepAlive.releaseRef()
+        }
+    }
+
+    @Test func performFromAnotherThreadRunsInMatchingModeOnly() {
+        let trace = Trace()
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let keepAlive = makeTimer(in: 100) { _ in }
+            _ = loop.add(.timer(keepAlive), to: .common)
+            let other = mode("swift-perform-other")
+            _ = loop.add(.timer(keepAlive), to: other)
+            let sender = Thread {
+                _ = loop.perform(in: [other]) { trace.add("other-mode block") }
+                _ = loop.perform(in: [.common]) { trace.add("common block") }
+                _ = loop.perform(in: [.default]) { trace.add("default block") }
+                loop.wakeUp()
+            }
+            sender.start()
+            while trace.lines.count < 2 { _ = loop.run(.default, seconds: 0.01, returnAfterSourceHandled: false) }
+            _ = loop.run(other, seconds: 0, returnAfterSourceHandled: false)
+            keepAlive.invalidate()
+            keepAlive.releaseRef()
+        }
+        #expect(trace.lines == ["common block", "default block", "other-mode block"])
+    }
+
+    @Test func mainLoopIsTheSameFromEveryThread() {
+        let main = Registry.shared.mainLoop()!
+        let seen = Mutex<Loop?>(nil)
+        onFreshThread { seen.withLock { $0 = Registry.shared.mainLoop() } }
+        #expect(seen.withLock { $0 } === main)
+        #expect(main.isMain)
+    }
+}
+
+@Suite struct TeardownTests {
+    @Test func threadExitRemovesItemsAndReleasesThem() {
+        let events = Trace()
+        let handleBox = Atomic<UInt64>(0)
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            handleBox.store(loop.handle, ordering: .relaxed)
+            let source = makeSource(cancel: { _, name in events.add("cancel \(name)") },
+                                    release: { events.add("source released") }) {}
+            _ = loop.add(.source(source), to: .default)
+            _ = loop.add(.source(source), to: mode("swift-teardown"))
+            source.releaseRef()  // the loop keeps it alive until the thread exits
+            HandleTable.shared.retainKnown(loop.handle)  // keep the loop past its thread
+        }
+        #expect(events.lines.sorted() == ["cancel kCFRunLoopDefaultMode", "cancel swift-teardown", "source released"].sorted())
+        #expect(events.lines.last == "source released")
+        let loopHandle = handleBox.load(ordering: .relaxed)
+        // The retained handle is still good, and Stop/WakeUp are harmless.
+        guard case .success(let object) = HandleTable.shared.retain(UInt(loopHandle), kind: .runLoop) else {
+            Issue.record("retained loop handle went stale")
+            return
+        }
+        let loop = object as! Loop
+        loop.stop()
+        loop.wakeUp()
+        #expect(loop.add(.timer(makeTimer(in: 1) { _ in }), to: .default).isFailure)
+        loop.releaseRef()
+        loop.releaseRef()
+        #expect(HandleTable.shared.retainCount(loopHandle) == nil)
+    }
+}
+
+extension Result {
+    var isFailure: Bool { if case .failure = self { return true } else { return false } }
+}
+
+@Suite struct HandleTableTests {
+    @Test func staleAndWrongTypeHandlesAreRefused() {
+        let timer = makeTimer(in: 1) { _ in }
+        let handle = timer.handle
+        #expect(HandleTable.isHandle(UInt(handle)))
+        guard case .failure(.wrongType) = HandleTable.shared.retain(UInt(handle), kind: .source) else {
+            Issue.record("wrong type accepted")
+            return
+        }
+        #expect(HandleTable.shared.retainCount(handle) == 1)
+        timer.releaseRef()
+        guard case .failure(.stale) = HandleTable.shared.retain(UInt(handle), kind: .timer) else {
+            Issue.record("stale handle accepted")
+            return
+        }
+        // A new object reusing the slot gets a different handle.
+        let next = makeTimer(in: 1) { _ in }
+        #expect(next.handle != handle)
+        guard case .failure(.stale) = HandleTable.shared.retain(UInt(handle), kind: .timer) else {
+            Issue.record("stale handle accepted after slot reuse")
+            return
+        }
+        next.releaseRef()
+        guard case .failure(.null) = HandleTable.shared.retain(0, kind: nil) else {
+            Issue.record("NULL accepted")
+            return
+        }
+    }
+
+    @Test func finalizeRunsOnceWhenTheLastReferenceGoes() {
+        let released = Atomic<Int>(0)
+        let source = makeSource(release: { released.add(1, ordering: .relaxed) }) {}
+        source.retainRef()
+        source.releaseRef()
+        #expect(released.load(ordering: .relaxed) == 0)
+        source.releaseRef()
+        #expect(released.load(ordering: .relaxed) == 1)
+    }
+}
+
+@Suite struct TimerEngineTests {
+    @Test func heapPopsByDeadlineThenFIFO() {
+        var heap = TimerHeap()
+        let timer = makeTimer(in: 1) { _ in }
+        var expected: [(UInt64, UInt64)] = []
+        var generator = SystemRandomNumberGenerator()
+        for seq in 1...2000 {
+            let deadline = UInt64.random(in: 0..<50, using: &generator)
+            heap.push(.init(deadline: deadline, seq: UInt64(seq), epoch: 0, timer: timer))
+            expected.append((deadline, UInt64(seq)))
+        }
+        expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        var popped: [(UInt64, UInt64)] = []
+        while let entry = heap.pop() { popped.append((entry.deadline, entry.seq)) }
+        #expect(popped.map(\.0) == expected.map(\.0))
+        #expect(popped.map(\.1) == expected.map(\.1))
+        timer.releaseRef()
+    }
+
+    @Test func timersDueTogetherFireInTheOrderScheduled() {
+        let trace = Trace()
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let date = Clock.absoluteNow() + 0.02
+            var timers: [LoopTimer] = []
+            for i in 0..<50 {
+                let t = registered(LoopTimer(fireDate: date, interval: 0, order: 0, callout: { _ in trace.add("\(i)") },
+                                             releaseInfo: nil, cContext: nil))
+                _ = loop.add(.timer(t), to: .default)
+                timers.append(t)
+            }
+            #expect(loop.run(.default, seconds: 1, returnAfterSourceHandled: false) == .finished)
+            timers.forEach { $0.releaseRef() }
+        }
+        #expect(trace.lines == (0..<50).map { "\($0)" })
+    }
+
+    @Test func missedSlotsAreSkippedNotBurst() {
+        let firings = Atomic<Int>(0)
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let timer = makeTimer(in: 0.01, interval: 0.02) { _ in
+                if firings.add(1, ordering: .relaxed).newValue == 1 { usleep(75_000) }  // overrun ~3.5 slots
+            }
+            _ = loop.add(.timer(timer), to: .default)
+            let firstDate = timer.nextFireDate
+            _ = loop.run(.default, seconds: 0.15, returnAfterSourceHandled: false)
+            // 150 ms: slot at 10 ms overruns to ~85 ms, then slots 90, 110, 130, 150.
+            #expect(firings.load(ordering: .relaxed) <= 5)
+            let slots = (timer.nextFireDate - firstDate) / 0.02
+            #expect(abs(slots - slots.rounded()) < 1e-3)  // still on the original grid (within 20 µs)
+            timer.invalidate()
+            timer.releaseRef()
+        }
+    }
+}
+
+@Suite struct ModeNameTests {
+    @Test func namesAreInternedByValue() {
+        let a = ModeName.intern("swift-intern-test")!
+        let b = "swift-intern-test".withCString { ModeName.intern($0)! }
+        #expect(a == b)
+        #expect(a.cString == b.cString)
+        #expect(ModeName.intern(a.cString) == a)
+        #expect("kCFRunLoopDefaultMode".withCString { ModeName.intern($0) } == .default)
+        #expect(ModeName.intern(String(repeating: "x", count: ModeName.maxLength + 1)) == nil)
+    }
+}
