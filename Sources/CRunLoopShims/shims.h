@@ -110,4 +110,32 @@ static inline void rl_atomic_store_ptr(void **p, void *v) {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* ---- C blocks (Clang's Block ABI) ------------------------------------ */
+/* Swift on Linux copies a block it captures but never releases it, so the
+ * *WithHandler and PerformBlock entry points manage blocks by hand: copy
+ * once, invoke through the literal's invoke pointer, release once. */
+
+extern void *_Block_copy(const void *block);
+extern void _Block_release(const void *block);
+
+struct rl_block_literal {
+    void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(void);
+};
+
+static inline void *rl_block_copy(const void *block) { return _Block_copy(block); }
+static inline void rl_block_release(void *block) { _Block_release(block); }
+
+static inline void rl_block_invoke_void(void *block) {
+    ((void (*)(void *))((struct rl_block_literal *)block)->invoke)(block);
+}
+static inline void rl_block_invoke_observer(void *block, void *observer, unsigned long activity) {
+    ((void (*)(void *, void *, unsigned long))((struct rl_block_literal *)block)->invoke)(block, observer, activity);
+}
+static inline void rl_block_invoke_timer(void *block, void *timer) {
+    ((void (*)(void *, void *))((struct rl_block_literal *)block)->invoke)(block, timer);
+}
+
 #endif

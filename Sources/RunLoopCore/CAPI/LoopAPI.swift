@@ -1,4 +1,5 @@
 import CRunLoop
+import CRunLoopShims
 
 @c(RLRunLoopGetCurrent)
 public func rlRunLoopGetCurrent() -> RLRunLoopRef? {
@@ -106,14 +107,17 @@ public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
 
 @c(RLRunLoopPerformBlock)
 public func rlRunLoopPerformBlock(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
-                                  _ block: (@convention(block) () -> Void)?) {
+                                  _ block: UnsafeRawPointer?) {  // void (^)(void), see CopiedBlock
     borrow(rl, as: .runLoop, "RLRunLoopPerformBlock", orElse: ()) { (loop: Loop) in
         guard let block else {
             reportError("RLRunLoopPerformBlock", .invalidArgument, "NULL block")
             return
         }
         guard let names = modeListArgument(mode, "RLRunLoopPerformBlock") else { return }
-        if !loop.perform(in: names, { block() }) { reportError("RLRunLoopPerformBlock", .loopGone) }
+        let copied = CopiedBlock(block)
+        if !loop.perform(in: names, { rl_block_invoke_void(copied.pointer) }) {
+            reportError("RLRunLoopPerformBlock", .loopGone)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import CRunLoop
+import CRunLoopShims
 
 private func makeObserver(_ activities: RLOptionFlags, _ repeats: RLBoolean, _ order: RLIndex,
                           releaseInfo: (() -> Void)?, context: RLRunLoopObserverContext?,
@@ -33,14 +34,15 @@ public func rlRunLoopObserverCreate(_ allocator: RLAllocatorRef?, _ activities: 
 @c(RLRunLoopObserverCreateWithHandler)
 public func rlRunLoopObserverCreateWithHandler(_ allocator: RLAllocatorRef?, _ activities: RLOptionFlags,
                                                _ repeats: RLBoolean, _ order: RLIndex,
-                                               _ block: (@convention(block) (RLRunLoopObserverRef?, RLRunLoopActivity) -> Void)?) -> RLRunLoopObserverRef? {
+                                               _ block: UnsafeRawPointer?) -> RLRunLoopObserverRef? {  // a block, see CopiedBlock
     guard let block else {
         reportError("RLRunLoopObserverCreateWithHandler", .invalidArgument, "NULL block")
         return nil
     }
+    let copied = CopiedBlock(block)
     return makeObserver(activities, repeats, order, releaseInfo: nil, context: nil,
                         "RLRunLoopObserverCreateWithHandler") { observer, activity in
-        block(observer.opaque, activity)
+        rl_block_invoke_observer(copied.pointer, UnsafeMutableRawPointer(observer.opaque), activity)
     }
 }
 

@@ -1,4 +1,5 @@
 import CRunLoop
+import CRunLoopShims
 import Glibc
 
 // The C boundary: each entry point converts handles and arguments, makes
@@ -106,3 +107,20 @@ func takeDescription(_ copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutabl
 }
 
 @inline(__always) func cBool(_ value: Bool) -> RLBoolean { value ? 1 : 0 }
+
+/// A C block copied to the heap, released when this box goes.
+///
+/// The block entry points take their block as a raw pointer (the C ABI of
+/// a block parameter is a pointer to the block literal): Swift on Linux
+/// copies a `@convention(block)` argument it may escape and never releases
+/// the copy, so blocks are copied, invoked and released here by hand,
+/// through the Clang Block ABI helpers in CRunLoopShims.
+final class CopiedBlock: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+
+    init(_ block: UnsafeRawPointer) {
+        pointer = rl_block_copy(block)
+    }
+
+    deinit { rl_block_release(pointer) }
+}

@@ -1,4 +1,5 @@
 import CRunLoop
+import CRunLoopShims
 
 private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _ order: RLIndex,
                        releaseInfo: (() -> Void)?, context: RLRunLoopTimerContext?, _ function: StaticString,
@@ -37,15 +38,18 @@ public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbs
 @c(RLRunLoopTimerCreateWithHandler)
 public func rlRunLoopTimerCreateWithHandler(_ allocator: RLAllocatorRef?, _ fireDate: RLAbsoluteTime,
                                             _ interval: RLTimeInterval, _ flags: RLOptionFlags, _ order: RLIndex,
-                                            _ block: (@convention(block) (RLRunLoopTimerRef?) -> Void)?) -> RLRunLoopTimerRef? {
+                                            _ block: UnsafeRawPointer?) -> RLRunLoopTimerRef? {  // a block, see CopiedBlock
     guard let block else {
         reportError("RLRunLoopTimerCreateWithHandler", .invalidArgument, "NULL block")
         return nil
     }
     guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerCreateWithHandler"),
           finiteArgument(interval, "interval", "RLRunLoopTimerCreateWithHandler") else { return nil }
+    let copied = CopiedBlock(block)
     return makeTimer(fireDate, interval, order, releaseInfo: nil, context: nil,
-                     "RLRunLoopTimerCreateWithHandler") { timer in block(timer.opaque) }
+                     "RLRunLoopTimerCreateWithHandler") { timer in
+        rl_block_invoke_timer(copied.pointer, UnsafeMutableRawPointer(timer.opaque))
+    }
 }
 
 @c(RLRunLoopTimerGetNextFireDate)
