@@ -40,12 +40,12 @@ static void scenario(void)
     RLRunLoopObserverRef o = activity_logger(kRLRunLoopEntry | kRLRunLoopBeforeWaiting | kRLRunLoopExit, "obs");
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = new_timer(now() + 0.02, 0, timer_cb, NULL);
+    RLRunLoopTimerRef t = new_timer(now() + 0.15, 0, timer_cb, NULL);  /* late enough for valgrind */
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceSignal(s);
-    TRACE("result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, 0)));
+    TRACE("result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, 0)));
 
     TRACE("remove source from common modes, then from default twice");
     RLRunLoopRemoveSource(rl, s, kRLRunLoopCommonModes);

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs every test of runloop, from a fresh clone or again:
+#   1. installs cmake / ninja / valgrind / pkg-config / libffi-dev if missing
+#   2. swift build, swift test          (SwiftPM: the Swift unit tests)
+#   3. cmake configure + build (Ninja)  (librunloop.so.0, C tests, demo)
+#   4. ctest: C tests and ABI checks
+#   5. ctest: valgrind memcheck of every C test
+# The last line is `ALL TESTS PASSED` (exit 0) or `TESTS FAILED: <stage>`
+# (exit 1).
+#
+#   bash scripts/test.sh
+#   RUNLOOP_BUILD_DIR=build-x bash scripts/test.sh   # another build dir
+#   RUNLOOP_SKIP_SWIFTPM=1 bash scripts/test.sh      # CMake side only
+#   RUNLOOP_SKIP_MEMCHECK=1 bash scripts/test.sh     # no valgrind pass
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$RUNLOOP_ROOT" || exit 1
+
+failed() {
+  echo
+  echo "TESTS FAILED: $1"
+  exit 1
+}
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+stage "1/5 tools"
+ensure_tools || failed "installing tools"
+
+if [[ "${RUNLOOP_SKIP_SWIFTPM:-0}" != 1 ]]; then
+  stage "2/5 swift build"
+  swift build || failed "swift build"
+  stage "2/5 swift test"
+  swift test || failed "swift test"
+else
+  stage "2/5 swift build/test skipped (RUNLOOP_SKIP_SWIFTPM=1)"
+fi
+
+stage "3/5 cmake configure ($RUNLOOP_BUILD_DIR)"
+cmake_configure -DRUNLOOP_BUILD_TESTS=ON || failed "cmake configure"
+stage "3/5 cmake build"
+cmake --build "$RUNLOOP_BUILD_DIR" || failed "cmake build"
+
+stage "4/5 ctest: C tests and ABI checks"
+ctest --test-dir "$RUNLOOP_BUILD_DIR" --output-on-failure --no-tests=error \
+  -j "$jobs" -LE memcheck || failed "ctest (C tests and ABI checks)"
+
+if [[ "${RUNLOOP_SKIP_MEMCHECK:-0}" != 1 ]]; then
+  stage "5/5 ctest: valgrind memcheck"
+  if ctest --test-dir "$RUNLOOP_BUILD_DIR" -N -L memcheck | grep -q 'Total Tests: 0'; then
+    echo "(no C tests yet: nothing to run under valgrind)"
+  else
+    ctest --test-dir "$RUNLOOP_BUILD_DIR" --output-on-failure \
+      -j "$jobs" -L memcheck || failed "ctest memcheck (valgrind)"
+  fi
+else
+  stage "5/5 memcheck skipped (RUNLOOP_SKIP_MEMCHECK=1)"
+fi
+
+echo
+echo "(total $((SECONDS - RUNLOOP_T0)) s)"
+echo "ALL TESTS PASSED"
