@@ -54,7 +54,7 @@ final class HandleTable: @unchecked Sendable {
     /// Page pointers; written under `allocation`, read lock-free.
     private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// Free slot indexes and the high-water mark.
-    private let allocation = Mutex<(free: [UInt32], next: UInt32)>(([], 0))
+    private let allocation = Locked<(free: [UInt32], next: UInt32)>(([], 0))
 
     private init() {
         pages = .allocate(capacity: Self.maxPages)

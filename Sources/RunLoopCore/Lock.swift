@@ -43,3 +43,20 @@ struct Deferred {
         for object in releases { object.releaseRef() }
     }
 }
+
+/// A value guarded by its own pthread mutex.  Used instead of the standard
+/// library's `Mutex` because that one waits on raw futexes, which
+/// ThreadSanitizer cannot see (it reports false races through it).
+final class Locked<State>: @unchecked Sendable {
+    private let lock = Lock()
+    private var state: State
+
+    init(_ state: State) { self.state = state }
+
+    @inline(__always)
+    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}

@@ -50,7 +50,7 @@ final class ModeNames: @unchecked Sendable {
         var byPointer: [UnsafePointer<CChar>: ModeName] = [:]
         var count = 0
     }
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
 
     /// A name whose C string is one of ours.
     func lookup(pointer: UnsafePointer<CChar>) -> ModeName? {

@@ -14,7 +14,7 @@ final class Observer: Handled {
     private let infoReleased = Atomic<Bool>(false)
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    let ownership = Mutex<(loop: Loop?, modes: Int)>((nil, 0))
+    let ownership = Locked<(loop: Loop?, modes: Int)>((nil, 0))
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
     var firing = false

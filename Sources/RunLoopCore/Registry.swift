@@ -11,7 +11,7 @@ final class Registry: @unchecked Sendable {
     private var key = pthread_key_t()
     /// The main thread's loop; the registry's reference keeps it for the
     /// life of the process.
-    private let main = Mutex<Loop?>(nil)
+    private let main = Locked<Loop?>(nil)
 
     private init() {
         pthread_key_create(&key, registryThreadExited)

@@ -29,7 +29,7 @@ final class Source: Handled {
 
     /// The loops with at least one mode holding this source.  A loop's
     /// lock may be held while taking this one, never the reverse.
-    private let loops = Mutex<[ObjectIdentifier: Loop]>([:])
+    private let loops = Locked<[ObjectIdentifier: Loop]>([:])
 
     init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
         self.order = order

@@ -31,7 +31,7 @@ final class LoopTimer: Handled {
     private let valid = Atomic<Bool>(true)
     private let infoReleased = Atomic<Bool>(false)
     /// Guarded by its own lock, taken inside the owning loop's lock.
-    let schedule: Mutex<TimerSchedule>
+    let schedule: Locked<TimerSchedule>
 
     init(fireDate: Double, interval: Double, order: Int, callout: @escaping (LoopTimer) -> Void,
          releaseInfo: (() -> Void)?, cContext: RLRunLoopTimerContext?) {
@@ -42,7 +42,7 @@ final class LoopTimer: Handled {
         self.callout = callout
         self.releaseInfo = releaseInfo
         self.cContext = cContext
-        schedule = Mutex(TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate)))
+        schedule = Locked(TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate)))
         super.init(kind: .timer)
     }
 
