@@ -1,6 +1,6 @@
 /// Readable dumps of loops and items, in the spirit of CF's
 /// CFCopyDescription of a run loop.
-func describe(_ object: Handled) -> String {
+package func describe(_ object: Handled) -> String {
     switch object {
     case let loop as Loop: return loop.debugDescription
     case let source as Source: return source.debugDescription
@@ -18,7 +18,7 @@ private func header(_ type: String, _ object: Handled) -> String {
     "<\(type) 0x\(String(object.handle, radix: 16))>"
 }
 
-func activityNames(_ mask: UInt) -> String {
+package func activityNames(_ mask: UInt) -> String {
     if mask & Activity.all == Activity.all { return "AllActivities" }
     let names: [(UInt, String)] = [(Activity.entry, "Entry"), (Activity.beforeTimers, "BeforeTimers"),
                                    (Activity.beforeSources, "BeforeSources"), (Activity.beforeWaiting, "BeforeWaiting"),
@@ -28,7 +28,7 @@ func activityNames(_ mask: UInt) -> String {
 }
 
 extension Source {
-    var debugDescription: String {
+    package var debugDescription: String {
         var text = header("RLRunLoopSource", self) + "{valid = \(yesNo(isValid)), order = \(order), signalled = \(yesNo(isSignalled))"
         if let info = callbacks.describe?() { text += ", info = \(info)" }
         return text + "}"
@@ -36,7 +36,7 @@ extension Source {
 }
 
 extension Observer {
-    var debugDescription: String {
+    package var debugDescription: String {
         header("RLRunLoopObserver", self)
             + "{valid = \(yesNo(isValid)), activities = 0x\(String(activities, radix: 16)) (\(activityNames(activities)))"
             + ", repeats = \(yesNo(repeats)), order = \(order)}"
@@ -44,7 +44,7 @@ extension Observer {
 }
 
 extension LoopTimer {
-    var debugDescription: String {
+    package var debugDescription: String {
         let s = schedule.withLock { $0 }
         let remaining = s.fireDate - Clock.absoluteNow()
         return header("RLRunLoopTimer", self)
@@ -54,7 +54,7 @@ extension LoopTimer {
 }
 
 extension Loop {
-    var debugDescription: String {
+    package var debugDescription: String {
         lock.withLock {
             var lines: [String] = []
             let current = runs.last.map { $0.mode.name.description } ?? "(none)"

@@ -3,7 +3,7 @@ import Glibc
 
 /// What went wrong in a call from outside.  The C entry points report
 /// misuse here instead of crashing; the call then does nothing.
-enum RLErrorCode: Int32, Sendable {
+package enum RLErrorCode: Int32, Sendable {
     case nullHandle = 1
     case staleHandle = 2
     case wrongType = 3
@@ -12,7 +12,7 @@ enum RLErrorCode: Int32, Sendable {
     case loopGone = 6
     case overRelease = 7
 
-    var summary: String {
+    package var summary: String {
         switch self {
         case .nullHandle: return "NULL handle"
         case .staleHandle: return "stale or unknown handle"
@@ -26,7 +26,7 @@ enum RLErrorCode: Int32, Sendable {
 }
 
 /// Reports misuse: one line on stderr naming the function and the problem.
-func reportError(_ function: StaticString, _ code: RLErrorCode, _ detail: String = "") {
+package func reportError(_ function: StaticString, _ code: RLErrorCode, _ detail: String = "") {
     var line = "runloop: \(function): \(code.summary)"
     if !detail.isEmpty { line += ": \(detail)" }
     line += "\n"

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The kinds of object a C handle can name.  The raw values are the
 /// public type IDs (RLRunLoopGetTypeID() and friends).
-enum HandleKind: UInt8, Sendable {
+package enum HandleKind: UInt8, Sendable {
     case runLoop = 1
     case source = 2
     case observer = 3
@@ -14,24 +14,24 @@ enum HandleKind: UInt8, Sendable {
 /// An object reachable from C through a handle.  The handle's reference
 /// count (in the table slot) decides the object's public lifetime: when it
 /// reaches zero, `finalize()` runs once and the handle goes stale.
-class Handled: @unchecked Sendable {
+package class Handled: @unchecked Sendable {
     /// Set once by `HandleTable.register`, before the handle is published.
     fileprivate(set) var handle: UInt64 = 0
-    let kind: HandleKind
+    package let kind: HandleKind
 
-    init(kind: HandleKind) { self.kind = kind }
+    package init(kind: HandleKind) { self.kind = kind }
 
     /// Called once, with no lock held, when the last reference goes.
-    func finalize() {}
+    package func finalize() {}
 
     /// Adds a reference the library itself holds.
-    final func retainRef() { HandleTable.shared.retainKnown(handle) }
+    package final func retainRef() { HandleTable.shared.retainKnown(handle) }
     /// Drops a reference; may run `finalize()` (user code): never call it
     /// with a lock held.
-    final func releaseRef() { HandleTable.shared.release(handle, from: "RLRelease") }
+    package final func releaseRef() { HandleTable.shared.release(handle, from: "RLRelease") }
 
     /// The handle as a C pointer value.
-    final var opaque: OpaquePointer { OpaquePointer(bitPattern: UInt(handle))! }
+    package final var opaque: OpaquePointer { OpaquePointer(bitPattern: UInt(handle))! }
 }
 
 /// The process-wide table behind every C handle.
@@ -43,13 +43,13 @@ class Handled: @unchecked Sendable {
 /// the slot by incrementing the count only if the generation still
 /// matches, so a stale or forged handle is refused without touching freed
 /// memory.  Pages are allocated on demand and never freed.
-final class HandleTable: @unchecked Sendable {
-    static let shared = HandleTable()
+package final class HandleTable: @unchecked Sendable {
+    package static let shared = HandleTable()
 
-    static let tag: UInt64 = 0xA5
-    static let pageBits = 12
-    static let pageSize = 1 << pageBits
-    static let maxPages = 1 << 14
+    package static let tag: UInt64 = 0xA5
+    package static let pageBits = 12
+    package static let pageSize = 1 << pageBits
+    package static let maxPages = 1 << 14
 
     /// Page pointers; written under `allocation`, read lock-free.
     private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -61,7 +61,7 @@ final class HandleTable: @unchecked Sendable {
         pages.initialize(repeating: nil, count: Self.maxPages)
     }
 
-    static func isHandle(_ raw: UInt) -> Bool { UInt64(raw) >> 56 == tag }
+    package static func isHandle(_ raw: UInt) -> Bool { UInt64(raw) >> 56 == tag }
 
     // MARK: slot access
 
@@ -88,7 +88,7 @@ final class HandleTable: @unchecked Sendable {
     /// Gives `object` a handle with one reference (the caller's).
     /// Returns false when the table is full.
     @discardableResult
-    func register(_ object: Handled) -> Bool {
+    package func register(_ object: Handled) -> Bool {
         let slot: (index: UInt32, page: UnsafeMutableRawPointer)? = allocation.withLock { a in
             let index: UInt32
             if let reused = a.free.popLast() {
@@ -116,11 +116,11 @@ final class HandleTable: @unchecked Sendable {
         return true
     }
 
-    enum LookupError: Error { case null, stale, wrongType }
+    package enum LookupError: Error { case null, stale, wrongType }
 
     /// Pins the slot named by `raw` (count + 1) and returns its object.
     /// The caller must `release` it (or keep the reference it now owns).
-    func retain(_ raw: UInt, kind: HandleKind?) -> Result<Handled, LookupError> {
+    package func retain(_ raw: UInt, kind: HandleKind?) -> Result<Handled, LookupError> {
         if raw == 0 { return .failure(.null) }
         let handle = UInt64(raw)
         guard handle >> 56 == Self.tag else { return .failure(.stale) }
@@ -140,12 +140,12 @@ final class HandleTable: @unchecked Sendable {
     }
 
     /// Adds a reference to a handle the caller already holds a reference to.
-    func retainKnown(_ handle: UInt64) {
+    package func retainKnown(_ handle: UInt64) {
         _ = retain(UInt(handle), kind: nil)
     }
 
     /// The current count of a live handle, or nil.
-    func retainCount(_ handle: UInt64) -> UInt64? {
+    package func retainCount(_ handle: UInt64) -> UInt64? {
         let index = UInt32(truncatingIfNeeded: handle)
         guard handle >> 56 == Self.tag, let page = page(index) else { return nil }
         let state = rl_atomic_load(statePtr(page, index))
@@ -156,7 +156,7 @@ final class HandleTable: @unchecked Sendable {
     /// Drops one reference; the last one finalizes the object and retires
     /// the slot.  Returns false (with an error report) for a stale handle.
     @discardableResult
-    func release(_ handle: UInt64, from function: StaticString) -> Bool {
+    package func release(_ handle: UInt64, from function: StaticString) -> Bool {
         let index = UInt32(truncatingIfNeeded: handle)
         let generation = (handle >> 32) & 0xFF_FFFF
         guard handle >> 56 == Self.tag, let page = page(index) else {

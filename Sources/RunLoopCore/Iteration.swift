@@ -1,5 +1,5 @@
 /// How a run ended (CF's values).
-enum RunResult: Int32, Sendable {
+package enum RunResult: Int32, Sendable {
     case finished = 1
     case stopped = 2
     case timedOut = 3
@@ -7,14 +7,14 @@ enum RunResult: Int32, Sendable {
 }
 
 /// Points of a pass that observers watch (CF's bits).
-enum Activity {
-    static let entry: UInt = 1 << 0
-    static let beforeTimers: UInt = 1 << 1
-    static let beforeSources: UInt = 1 << 2
-    static let beforeWaiting: UInt = 1 << 5
-    static let afterWaiting: UInt = 1 << 6
-    static let exit: UInt = 1 << 7
-    static let all: UInt = 0x0FFF_FFFF
+package enum Activity {
+    package static let entry: UInt = 1 << 0
+    package static let beforeTimers: UInt = 1 << 1
+    package static let beforeSources: UInt = 1 << 2
+    package static let beforeWaiting: UInt = 1 << 5
+    package static let afterWaiting: UInt = 1 << 6
+    package static let exit: UInt = 1 << 7
+    package static let all: UInt = 0x0FFF_FFFF
 }
 
 /// Running a loop: the pass reads as the articles' list of steps.  Only the
@@ -22,7 +22,7 @@ enum Activity {
 extension Loop {
     /// Runs the loop in `name` for at most `seconds` (0 or less: one pass
     /// without sleeping).
-    func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
+    package func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
         let started: RunFrame? = lock.withLock {
             guard !isDead, !name.isCommonModes, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
@@ -102,7 +102,7 @@ extension Loop {
     /// Calls the mode's observers interested in `activity`, by order.  An
     /// observer already running (we are in a nested run from its callout)
     /// is skipped; a non-repeating one is invalidated after its callout.
-    func notifyObservers(_ mode: Mode, _ activity: UInt) {
+    package func notifyObservers(_ mode: Mode, _ activity: UInt) {
         let interested: [Observer] = lock.withLock {
             guard mode.observerMask & activity != 0 else { return [] }
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
@@ -117,7 +117,7 @@ extension Loop {
 
     /// Runs the queued blocks meant for this mode, in the order queued.
     /// Blocks queued meanwhile wait for the next call.
-    func runBlocks(_ mode: Mode) {
+    package func runBlocks(_ mode: Mode) {
         let ready: [() -> Void] = lock.withLock {
             guard !blocks.isEmpty else { return [] }
             var ready: [() -> Void] = []
@@ -134,7 +134,7 @@ extension Loop {
     /// Performs the signalled sources of this mode by order (ties: first
     /// signalled first).  Returns whether any was performed.  With
     /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
-    func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
+    package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
         var ready: [Source] = lock.withLock {
             guard !pending.isEmpty else { return [] }
             var ready: [Source] = []
@@ -168,7 +168,7 @@ extension Loop {
         return handled
     }
 
-    func earliestTimerDeadline(_ mode: Mode) -> UInt64 {
+    package func earliestTimerDeadline(_ mode: Mode) -> UInt64 {
         lock.withLock { mode.earliestTimer()?.deadline ?? Clock.never }
     }
 
@@ -177,7 +177,7 @@ extension Loop {
     /// callout moved them, as in CF), a repeating timer whose callout set a
     /// new fire date keeps that date, other repeating timers continue on
     /// their original grid (skipping missed slots).
-    func fireDueTimers(_ mode: Mode) {
+    package func fireDueTimers(_ mode: Mode) {
         let now = Clock.monotonicNow()
         let due: [(timer: LoopTimer, epoch: UInt64)] = lock.withLock {
             var due: [(LoopTimer, UInt64)] = []

@@ -3,10 +3,10 @@ import Glibc
 /// A plain mutex for state that a loop guards as a whole.  Never held
 /// while user code runs: every path collects what it must call, unlocks,
 /// then calls out (see `Deferred`).
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
@@ -16,11 +16,11 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    package func lock() { pthread_mutex_lock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
 
     @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
         return try body()
@@ -30,15 +30,15 @@ final class Lock: @unchecked Sendable {
 /// Work collected under a lock, to run after it is released: user
 /// callouts (schedule, cancel) and reference drops (which may call a
 /// context's release).
-struct Deferred {
+package struct Deferred {
     private var actions: [() -> Void] = []
     private var releases: [Handled] = []
 
-    mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
-    mutating func release(_ object: Handled) { releases.append(object) }
+    package mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
+    package mutating func release(_ object: Handled) { releases.append(object) }
 
     /// Runs the callouts in order, then drops the references.
-    func run() {
+    package func run() {
         for action in actions { action() }
         for object in releases { object.releaseRef() }
     }
@@ -47,14 +47,14 @@ struct Deferred {
 /// A value guarded by its own pthread mutex.  Used instead of the standard
 /// library's `Mutex` because that one waits on raw futexes, which
 /// ThreadSanitizer cannot see (it reports false races through it).
-final class Locked<State>: @unchecked Sendable {
+package final class Locked<State>: @unchecked Sendable {
     private let lock = Lock()
     private var state: State
 
-    init(_ state: State) { self.state = state }
+    package init(_ state: State) { self.state = state }
 
     @inline(__always)
-    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)

@@ -2,64 +2,64 @@ import CRunLoopShims
 import Synchronization
 
 /// Anything a mode can hold.
-enum ModeItem {
+package enum ModeItem {
     case source(Source)
     case observer(Observer)
     case timer(LoopTimer)
 
-    var object: Handled {
+    package var object: Handled {
         switch self {
         case .source(let s): return s
         case .observer(let o): return o
         case .timer(let t): return t
         }
     }
-    var id: ObjectIdentifier { ObjectIdentifier(object) }
+    package var id: ObjectIdentifier { ObjectIdentifier(object) }
 }
 
 /// Why an add was refused.
-enum AddFailure: Error {
+package enum AddFailure: Error {
     case wrongLoop, invalidItem, loopGone
 }
 
 /// A run of the loop in progress (the innermost is the last).
-final class RunFrame {
-    let mode: Mode
-    var stopped = false
-    init(mode: Mode) { self.mode = mode }
+package final class RunFrame {
+    package let mode: Mode
+    package var stopped = false
+    package init(mode: Mode) { self.mode = mode }
 }
 
 /// Work queued by perform(in:), run on the loop's thread.
-struct QueuedBlock {
-    let modes: [ModeName]
-    let work: () -> Void
+package struct QueuedBlock {
+    package let modes: [ModeName]
+    package let work: () -> Void
 }
 
 /// A thread's run loop: its modes, common modes and common items, queued
 /// blocks and pending sources.  All of that is guarded by `lock`; only
 /// the owning thread runs passes (Iteration.swift).
-final class Loop: Handled {
-    let lock = Lock()
-    let ownerTID: Int32
-    let isMain: Bool
-    let poller: Poller
+package final class Loop: Handled {
+    package let lock = Lock()
+    package let ownerTID: Int32
+    package let isMain: Bool
+    package let poller: Poller
 
     // Guarded by `lock`.
-    var modes: [ModeName: Mode] = [:]
-    var modeOrder: [ModeName] = []
-    var commonModes: [ModeName] = [.default]
-    var commonItems: [ObjectIdentifier: ModeItem] = [:]
-    var commonItemOrder: [ObjectIdentifier] = []
+    package var modes: [ModeName: Mode] = [:]
+    package var modeOrder: [ModeName] = []
+    package var commonModes: [ModeName] = [.default]
+    package var commonItems: [ObjectIdentifier: ModeItem] = [:]
+    package var commonItemOrder: [ObjectIdentifier] = []
     /// How many modes of this loop hold each source.
-    var sourceModeCounts: [ObjectIdentifier: Int] = [:]
+    package var sourceModeCounts: [ObjectIdentifier: Int] = [:]
     /// Sources signalled since the last pass (may hold stale duplicates).
-    var pending: [Source] = []
-    var blocks: [QueuedBlock] = []
-    var runs: [RunFrame] = []
-    var isDead = false
-    var sequence: UInt64 = 0
+    package var pending: [Source] = []
+    package var blocks: [QueuedBlock] = []
+    package var runs: [RunFrame] = []
+    package var isDead = false
+    package var sequence: UInt64 = 0
 
-    init?(ownerTID: Int32, isMain: Bool) {
+    package init?(ownerTID: Int32, isMain: Bool) {
         guard let poller = Poller() else { return nil }
         self.ownerTID = ownerTID
         self.isMain = isMain
@@ -68,15 +68,15 @@ final class Loop: Handled {
         _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
 
-    override func finalize() { poller.shutdown() }
+    package override func finalize() { poller.shutdown() }
 
-    func nextSequence() -> UInt64 {
+    package func nextSequence() -> UInt64 {
         sequence &+= 1
         return sequence
     }
 
     /// The mode named `name`, created on first use.  Lock held.
-    func modeLocked(_ name: ModeName) -> Mode {
+    package func modeLocked(_ name: ModeName) -> Mode {
         if let mode = modes[name] { return mode }
         let mode = Mode(name: name)
         modes[name] = mode
@@ -84,10 +84,10 @@ final class Loop: Handled {
         return mode
     }
 
-    var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
-    var allModeNames: [ModeName] { lock.withLock { modeOrder } }
+    package var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
+    package var allModeNames: [ModeName] { lock.withLock { modeOrder } }
 
-    func addCommonMode(_ name: ModeName) {
+    package func addCommonMode(_ name: ModeName) {
         var deferred = Deferred()
         lock.withLock {
             guard !isDead, !commonModes.contains(name) else { return }
@@ -102,7 +102,7 @@ final class Loop: Handled {
     // MARK: adding and removing items
 
     /// Adds an item to a mode or to the common modes.  No-op if present.
-    func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
+    package func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
         var deferred = Deferred()
         let result: Result<Void, AddFailure> = lock.withLock {
             if isDead { return .failure(.loopGone) }
@@ -119,7 +119,7 @@ final class Loop: Handled {
         return result
     }
 
-    func remove(_ item: ModeItem, from name: ModeName) {
+    package func remove(_ item: ModeItem, from name: ModeName) {
         var deferred = Deferred()
         lock.withLock {
             if !name.isCommonModes {
@@ -133,7 +133,7 @@ final class Loop: Handled {
         deferred.run()
     }
 
-    func contains(_ item: ModeItem, in name: ModeName) -> Bool {
+    package func contains(_ item: ModeItem, in name: ModeName) -> Bool {
         lock.withLock {
             if name.isCommonModes { return commonItems[item.id] != nil }
             guard let mode = modes[name] else { return false }
@@ -147,7 +147,7 @@ final class Loop: Handled {
 
     /// Removes an item from every mode and from the common items (used by
     /// invalidation).
-    func removeEverywhere(_ object: Handled) {
+    package func removeEverywhere(_ object: Handled) {
         var deferred = Deferred()
         lock.withLock {
             let id = ObjectIdentifier(object)
@@ -255,7 +255,7 @@ final class Loop: Handled {
     // MARK: timers
 
     /// Pushes a heap entry with the loop's next FIFO sequence.  Lock held.
-    func pushLocked(_ entry: TimerHeap.Entry, into mode: Mode) {
+    package func pushLocked(_ entry: TimerHeap.Entry, into mode: Mode) {
         var entry = entry
         entry.seq = nextSequence()
         mode.heap.push(entry)
@@ -263,7 +263,7 @@ final class Loop: Handled {
 
     /// A timer's fire date changed (from any thread): schedule its new
     /// deadline in each of its modes and wake the loop so it re-arms.
-    func timerMoved(_ timer: LoopTimer) {
+    package func timerMoved(_ timer: LoopTimer) {
         let id = ObjectIdentifier(timer)
         let affectsCurrent: Bool = lock.withLock {
             let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
@@ -281,7 +281,7 @@ final class Loop: Handled {
     }
 
     /// The earliest fire date of the mode's valid timers, or 0.
-    func nextTimerFireDate(in name: ModeName) -> Double {
+    package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
             guard let mode = modes[name], let entry = mode.earliestTimer() else { return 0 }
             return entry.timer.nextFireDate
@@ -291,11 +291,11 @@ final class Loop: Handled {
     // MARK: sources, blocks, stop
 
     /// Called by `Source.signal()`.
-    func enqueuePending(_ source: Source) {
+    package func enqueuePending(_ source: Source) {
         lock.withLock { pending.append(source) }
     }
 
-    func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
+    package func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
         lock.withLock {
             guard !isDead else { return false }
             for name in names where !name.isCommonModes { _ = modeLocked(name) }
@@ -304,21 +304,21 @@ final class Loop: Handled {
         }
     }
 
-    func stop() {
+    package func stop() {
         lock.withLock { runs.last?.stopped = true }
         poller.wakeUp()
     }
 
-    func wakeUp() { poller.wakeUp() }
+    package func wakeUp() { poller.wakeUp() }
 
-    var isWaiting: Bool { poller.isSleeping }
+    package var isWaiting: Bool { poller.isSleeping }
 
     // MARK: teardown
 
     /// Empties the loop when its thread exits: every item leaves every
     /// mode (sources get their cancel callouts on this thread), queued
     /// blocks are dropped, and further adds are refused.
-    func tearDown() {
+    package func tearDown() {
         var deferred = Deferred()
         var dropped: [QueuedBlock] = []
         lock.withLock {

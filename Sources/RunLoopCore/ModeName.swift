@@ -5,24 +5,24 @@ import Synchronization
 /// An interned mode name.  Equal names share one `id` and one C string
 /// that lives for the rest of the process, so modes compare by integer and
 /// the pointers handed to C callers never dangle.
-struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible {
-    let id: Int
+package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible {
+    package let id: Int
     /// NUL-terminated, immortal.
-    let cString: UnsafePointer<CChar>
+    package let cString: UnsafePointer<CChar>
 
-    static func == (a: ModeName, b: ModeName) -> Bool { a.id == b.id }
-    func hash(into h: inout Hasher) { h.combine(id) }
-    var description: String { String(cString: cString) }
+    package static func == (a: ModeName, b: ModeName) -> Bool { a.id == b.id }
+    package func hash(into h: inout Hasher) { h.combine(id) }
+    package var description: String { String(cString: cString) }
 
-    var isCommonModes: Bool { id == ModeName.common.id }
+    package var isCommonModes: Bool { id == ModeName.common.id }
 
-    static let maxLength = 1024
+    package static let maxLength = 1024
 
-    static let `default` = ModeNames.shared.intern(bytes: Array("kCFRunLoopDefaultMode".utf8))
-    static let common = ModeNames.shared.intern(bytes: Array("kCFRunLoopCommonModes".utf8))
+    package static let `default` = ModeNames.shared.intern(bytes: Array("kCFRunLoopDefaultMode".utf8))
+    package static let common = ModeNames.shared.intern(bytes: Array("kCFRunLoopCommonModes".utf8))
 
     /// Interns a C string; nil if it is longer than `maxLength` bytes.
-    static func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
+    package static func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
         if let known = ModeNames.shared.lookup(pointer: cString) { return known }
         let length = strnlen(cString, maxLength + 1)
         guard length <= maxLength else { return nil }
@@ -34,7 +34,7 @@ struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible {
         return ModeNames.shared.intern(bytes: Array(bytes))
     }
 
-    static func intern(_ string: String) -> ModeName? {
+    package static func intern(_ string: String) -> ModeName? {
         let bytes = Array(string.utf8)
         guard bytes.count <= maxLength, !bytes.contains(0) else { return nil }
         return ModeNames.shared.intern(bytes: bytes)
@@ -42,8 +42,8 @@ struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible {
 }
 
 /// The intern table.  Names are never removed (modes are never deleted).
-final class ModeNames: @unchecked Sendable {
-    static let shared = ModeNames()
+package final class ModeNames: @unchecked Sendable {
+    package static let shared = ModeNames()
 
     private struct Table: @unchecked Sendable {
         var byBytes: [[UInt8]: ModeName] = [:]
@@ -53,11 +53,11 @@ final class ModeNames: @unchecked Sendable {
     private let table = Locked(Table())
 
     /// A name whose C string is one of ours.
-    func lookup(pointer: UnsafePointer<CChar>) -> ModeName? {
+    package func lookup(pointer: UnsafePointer<CChar>) -> ModeName? {
         table.withLock { $0.byPointer[pointer] }
     }
 
-    func intern(bytes: [UInt8]) -> ModeName {
+    package func intern(bytes: [UInt8]) -> ModeName {
         table.withLock { t in
             if let known = t.byBytes[bytes] { return known }
             let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)

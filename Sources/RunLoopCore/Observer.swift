@@ -2,24 +2,24 @@ import CRunLoop
 import Synchronization
 
 /// Watches points of a loop's pass.  Belongs to one loop at a time.
-final class Observer: Handled {
-    let activities: UInt
-    let repeats: Bool
-    let order: Int
-    let callout: (Observer, UInt) -> Void
+package final class Observer: Handled {
+    package let activities: UInt
+    package let repeats: Bool
+    package let order: Int
+    package let callout: (Observer, UInt) -> Void
     private let releaseInfo: (() -> Void)?
-    let cContext: RLRunLoopObserverContext?
+    package let cContext: RLRunLoopObserverContext?
 
     private let valid = Atomic<Bool>(true)
     private let infoReleased = Atomic<Bool>(false)
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    let ownership = Locked<(loop: Loop?, modes: Int)>((nil, 0))
+    package let ownership = Locked<(loop: Loop?, modes: Int)>((nil, 0))
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
-    var firing = false
+    package var firing = false
 
-    init(activities: UInt, repeats: Bool, order: Int, callout: @escaping (Observer, UInt) -> Void,
+    package init(activities: UInt, repeats: Bool, order: Int, callout: @escaping (Observer, UInt) -> Void,
          releaseInfo: (() -> Void)?, cContext: RLRunLoopObserverContext?) {
         self.activities = activities
         self.repeats = repeats
@@ -30,11 +30,11 @@ final class Observer: Handled {
         super.init(kind: .observer)
     }
 
-    var isValid: Bool { valid.load(ordering: .acquiring) }
-    var owner: Loop? { ownership.withLock { $0.loop } }
+    package var isValid: Bool { valid.load(ordering: .acquiring) }
+    package var owner: Loop? { ownership.withLock { $0.loop } }
 
     /// Removes it from its loop and releases its info (as CF does).
-    func invalidate() {
+    package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
         owner?.removeEverywhere(self)
         releaseInfoOnce()
@@ -44,7 +44,7 @@ final class Observer: Handled {
         if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
     }
 
-    override func finalize() {
+    package override func finalize() {
         valid.store(false, ordering: .releasing)
         releaseInfoOnce()
     }

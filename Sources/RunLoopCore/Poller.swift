@@ -14,7 +14,7 @@ import Synchronization
 /// As in CF, wake-ups are ignored while the loop is not running and from
 /// the moment it wakes until the top of its next pass: that pass looks at
 /// every source and block anyway, so nothing queued before it is missed.
-final class Poller: @unchecked Sendable {
+package final class Poller: @unchecked Sendable {
     private static let wakeToken: UInt64 = 1
     private static let timerToken: UInt64 = 2
 
@@ -26,7 +26,7 @@ final class Poller: @unchecked Sendable {
     /// Loop thread only.
     private var armed: UInt64 = 0
 
-    init?() {
+    package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
         guard ep >= 0, wake >= 0, timer >= 0,
               rl_epoll_add(ep, wake, EPOLLIN.rawValue, Self.wakeToken) == 0,
@@ -40,16 +40,16 @@ final class Poller: @unchecked Sendable {
         timerFD = timer
     }
 
-    func shutdown() {
+    package func shutdown() {
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         Glibc.close(timerFD)
     }
 
-    var isSleeping: Bool { state.load(ordering: .acquiring) == 2 }
+    package var isSleeping: Bool { state.load(ordering: .acquiring) == 2 }
 
     /// Makes the loop's current or next sleep return.  Any thread.
-    func wakeUp() {
+    package func wakeUp() {
         var current = state.load(ordering: .acquiring)
         while true {
             switch current {
@@ -71,12 +71,12 @@ final class Poller: @unchecked Sendable {
     }
 
     /// Starts accepting wake-ups (run start, top of each pass).
-    func acceptWakeUps() {
+    package func acceptWakeUps() {
         _ = state.compareExchange(expected: 3, desired: 0, ordering: .acquiringAndReleasing)
     }
 
     /// Stops accepting wake-ups (the outermost run ended).
-    func ignoreWakeUps() {
+    package func ignoreWakeUps() {
         state.store(3, ordering: .releasing)
     }
 
@@ -84,7 +84,7 @@ final class Poller: @unchecked Sendable {
     /// wake-up, or (later) a ready descriptor.  With `poll`, only looks.
     /// A pending wake-up is consumed either way, and wake-ups are ignored
     /// from here until the next `acceptWakeUps()`.
-    func wait(until deadline: UInt64, poll: Bool) {
+    package func wait(until deadline: UInt64, poll: Bool) {
         if deadline != armed {
             _ = rl_timerfd_arm(timerFD, deadline == Clock.never ? 0 : max(deadline, 1))
             armed = deadline == Clock.never ? 0 : deadline

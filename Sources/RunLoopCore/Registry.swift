@@ -5,8 +5,8 @@ import Synchronization
 /// One loop per thread: found through thread-specific data, created on
 /// first use, torn down by the key's destructor when the thread exits.
 /// The main thread's loop is also reachable from every other thread.
-final class Registry: @unchecked Sendable {
-    static let shared = Registry()
+package final class Registry: @unchecked Sendable {
+    package static let shared = Registry()
 
     private var key = pthread_key_t()
     /// The main thread's loop; the registry's reference keeps it for the
@@ -19,7 +19,7 @@ final class Registry: @unchecked Sendable {
 
     /// The calling thread's loop, created on first use.  nil only if the
     /// system refuses descriptors or the handle table is full.
-    func current() -> Loop? {
+    package func current() -> Loop? {
         if let stored = pthread_getspecific(key) {
             return Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
         }
@@ -37,7 +37,7 @@ final class Registry: @unchecked Sendable {
     }
 
     /// The main thread's loop, from any thread.
-    func mainLoop() -> Loop? {
+    package func mainLoop() -> Loop? {
         main.withLock { main in
             if let main { return main }
             guard let loop = Loop(ownerTID: getpid(), isMain: true), HandleTable.shared.register(loop) else { return nil }

@@ -3,22 +3,22 @@ import Synchronization
 
 /// What a version-0 source does, as Swift closures.  The C entry point
 /// builds these from an `RLRunLoopSourceContext`.
-struct SourceCallbacks {
-    var schedule: ((Loop, ModeName) -> Void)?
-    var cancel: ((Loop, ModeName) -> Void)?
-    var perform: () -> Void
+package struct SourceCallbacks {
+    package var schedule: ((Loop, ModeName) -> Void)?
+    package var cancel: ((Loop, ModeName) -> Void)?
+    package var perform: () -> Void
     /// Called once when the source is destroyed (the context's release).
-    var release: (() -> Void)?
-    var describe: (() -> String?)?
+    package var release: (() -> Void)?
+    package var describe: (() -> String?)?
 }
 
 /// A version-0 source: performed on a loop's thread after `signal()`.
 /// It may be in several modes of several loops.
-final class Source: Handled {
-    let order: Int
-    let callbacks: SourceCallbacks
+package final class Source: Handled {
+    package let order: Int
+    package let callbacks: SourceCallbacks
     /// The context it was created with, for RLRunLoopSourceGetContext.
-    let cContext: RLRunLoopSourceContext?
+    package let cContext: RLRunLoopSourceContext?
 
     private let valid = Atomic<Bool>(true)
     /// Pending: set by `signal()`, cleared by the loop just before perform.
@@ -31,20 +31,20 @@ final class Source: Handled {
     /// lock may be held while taking this one, never the reverse.
     private let loops = Locked<[ObjectIdentifier: Loop]>([:])
 
-    init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
+    package init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
         self.order = order
         self.callbacks = callbacks
         self.cContext = cContext
         super.init(kind: .source)
     }
 
-    var isValid: Bool { valid.load(ordering: .acquiring) }
-    var isSignalled: Bool { signalled.load(ordering: .acquiring) }
-    var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
+    package var isValid: Bool { valid.load(ordering: .acquiring) }
+    package var isSignalled: Bool { signalled.load(ordering: .acquiring) }
+    package var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
 
     /// Marks the source pending and queues it on every loop holding it.
     /// Several signals before the loop looks give one perform.
-    func signal() {
+    package func signal() {
         guard isValid else { return }
         let seq = Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
@@ -56,24 +56,24 @@ final class Source: Handled {
     }
 
     /// Clears the pending mark; true if this caller gets to perform.
-    func claimPerform() -> Bool {
+    package func claimPerform() -> Bool {
         signalled.exchange(false, ordering: .acquiringAndReleasing)
     }
 
     /// Called by a loop, under its lock, when the source enters its first
     /// mode of that loop / leaves its last one.
-    func joined(_ loop: Loop) { loops.withLock { $0[ObjectIdentifier(loop)] = loop } }
-    func left(_ loop: Loop) { loops.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(loop)) } }
+    package func joined(_ loop: Loop) { loops.withLock { $0[ObjectIdentifier(loop)] = loop } }
+    package func left(_ loop: Loop) { loops.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(loop)) } }
 
     /// Removes the source from every loop and mode (cancel runs for each)
     /// and makes it inert.  Idempotent.
-    func invalidate() {
+    package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
         let holders = loops.withLock { Array($0.values) }
         for loop in holders { loop.removeEverywhere(self) }
     }
 
-    override func finalize() {
+    package override func finalize() {
         valid.store(false, ordering: .releasing)
         callbacks.release?()
     }

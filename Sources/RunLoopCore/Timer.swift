@@ -2,38 +2,38 @@ import CRunLoop
 import Synchronization
 
 /// When a timer fires next, and where it is scheduled.
-struct TimerSchedule {
+package struct TimerSchedule {
     /// The loop it belongs to while it is in at least one mode.
-    var loop: Loop?
-    var modes = 0
+    package var loop: Loop?
+    package var modes = 0
     /// The next fire date as the API reports it (absolute time).
-    var fireDate: Double
+    package var fireDate: Double
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
-    var deadline: UInt64
+    package var deadline: UInt64
     /// Bumped whenever `deadline` changes: heap entries carrying an older
     /// epoch are stale and skipped.
-    var epoch: UInt64 = 0
-    var tolerance: Double = 0
+    package var epoch: UInt64 = 0
+    package var tolerance: Double = 0
     /// True while its callout runs (so a nested run does not fire it).
-    var firing = false
+    package var firing = false
 }
 
 /// A timer: fires at its fire date, then every `interval` seconds if it
 /// repeats.  Belongs to one loop at a time.
-final class LoopTimer: Handled {
-    let interval: Double
-    let intervalNs: UInt64
-    let order: Int
-    let callout: (LoopTimer) -> Void
+package final class LoopTimer: Handled {
+    package let interval: Double
+    package let intervalNs: UInt64
+    package let order: Int
+    package let callout: (LoopTimer) -> Void
     private let releaseInfo: (() -> Void)?
-    let cContext: RLRunLoopTimerContext?
+    package let cContext: RLRunLoopTimerContext?
 
     private let valid = Atomic<Bool>(true)
     private let infoReleased = Atomic<Bool>(false)
     /// Guarded by its own lock, taken inside the owning loop's lock.
-    let schedule: Locked<TimerSchedule>
+    package let schedule: Locked<TimerSchedule>
 
-    init(fireDate: Double, interval: Double, order: Int, callout: @escaping (LoopTimer) -> Void,
+    package init(fireDate: Double, interval: Double, order: Int, callout: @escaping (LoopTimer) -> Void,
          releaseInfo: (() -> Void)?, cContext: RLRunLoopTimerContext?) {
         let repeating = interval > 0
         self.interval = repeating ? interval : 0
@@ -46,18 +46,18 @@ final class LoopTimer: Handled {
         super.init(kind: .timer)
     }
 
-    var repeats: Bool { intervalNs != 0 }
-    var isValid: Bool { valid.load(ordering: .acquiring) }
-    var owner: Loop? { schedule.withLock { $0.loop } }
-    var nextFireDate: Double { schedule.withLock { $0.fireDate } }
+    package var repeats: Bool { intervalNs != 0 }
+    package var isValid: Bool { valid.load(ordering: .acquiring) }
+    package var owner: Loop? { schedule.withLock { $0.loop } }
+    package var nextFireDate: Double { schedule.withLock { $0.fireDate } }
 
-    var tolerance: Double {
+    package var tolerance: Double {
         get { schedule.withLock { $0.tolerance } }
         set { schedule.withLock { $0.tolerance = newValue } }
     }
 
     /// Moves the next fire date; the owning loop re-sorts it.
-    func setNextFireDate(_ date: Double) {
+    package func setNextFireDate(_ date: Double) {
         let loop = schedule.withLock { s -> Loop? in
             s.fireDate = date
             s.deadline = Clock.deadline(forFireDate: date)
@@ -70,7 +70,7 @@ final class LoopTimer: Handled {
     /// After a firing that was not edited by the callout: the first slot
     /// of the original schedule later than `now` (missed slots are
     /// skipped, never fired in a burst).  Call with `schedule` locked.
-    static func advance(_ s: inout TimerSchedule, interval: Double, intervalNs: UInt64, now: UInt64) {
+    package static func advance(_ s: inout TimerSchedule, interval: Double, intervalNs: UInt64, now: UInt64) {
         guard s.deadline != Clock.never else { return }
         var slots: UInt64 = 1
         if s.deadline <= now { slots = (now - s.deadline) / intervalNs + 1 }
@@ -82,7 +82,7 @@ final class LoopTimer: Handled {
     }
 
     /// Removes it from its loop and releases its info (as CF does).
-    func invalidate() {
+    package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
         owner?.removeEverywhere(self)
         releaseInfoOnce()
@@ -92,7 +92,7 @@ final class LoopTimer: Handled {
         if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
     }
 
-    override func finalize() {
+    package override func finalize() {
         valid.store(false, ordering: .releasing)
         releaseInfoOnce()
     }

@@ -4,32 +4,32 @@
 /// new entry is pushed and the old one, carrying an older epoch, is
 /// skipped when it reaches the top (lazy deletion).  `compactIfSparse`
 /// rebuilds the heap when stale entries outnumber live ones.
-struct TimerHeap {
-    struct Entry {
-        var deadline: UInt64
-        var seq: UInt64
-        var epoch: UInt64
-        var timer: LoopTimer
+package struct TimerHeap {
+    package struct Entry {
+        package var deadline: UInt64
+        package var seq: UInt64
+        package var epoch: UInt64
+        package var timer: LoopTimer
 
-        func precedes(_ other: Entry) -> Bool {
+        package func precedes(_ other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : seq < other.seq
         }
     }
 
     private(set) var entries: [Entry] = []
 
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
-    var top: Entry? { entries.first }
+    package var isEmpty: Bool { entries.isEmpty }
+    package var count: Int { entries.count }
+    package var top: Entry? { entries.first }
 
     /// `seq` must come from the loop's counter (monotonic per loop).
-    mutating func push(_ entry: Entry) {
+    package mutating func push(_ entry: Entry) {
         entries.append(entry)
         siftUp(entries.count - 1)
     }
 
     @discardableResult
-    mutating func pop() -> Entry? {
+    package mutating func pop() -> Entry? {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let last = entries.removeLast()
@@ -38,7 +38,7 @@ struct TimerHeap {
     }
 
     /// Drops every entry for which `isLive` is false and re-heapifies.
-    mutating func compact(keeping isLive: (Entry) -> Bool) {
+    package mutating func compact(keeping isLive: (Entry) -> Bool) {
         entries.removeAll { !isLive($0) }
         var i = entries.count / 2
         while i > 0 { i -= 1; siftDown(i) }

@@ -137,9 +137,10 @@ if [[ -n "$swift_header" ]]; then
 fi
 
 if [[ $strict == 1 ]]; then
-  # Defined dynamic symbols other than RL* functions (version-node 'A'
-  # symbols excepted).
-  others="$(awk '$2 != "A" && !($2 == "T" && $3 ~ /^RL/) { print $2, $3 }' "$tmp/nm.txt")"
+  # Defined global dynamic symbols other than RL* functions (version-node
+  # 'A' symbols excepted; lower-case types are LOCAL entries the version
+  # script demoted, which nothing can link against).
+  others="$(awk '$2 ~ /^[A-Z]$/ && $2 != "A" && !($2 == "T" && $3 ~ /^RL/) { print $2, $3 }' "$tmp/nm.txt")"
   if [[ -n "$others" ]]; then
     fail "exported symbols that are not RL* functions ($(wc -l <<< "$others")):"
     head -20 <<< "$others" | sed 's/^/    /'
