@@ -27,17 +27,30 @@ static inline int rl_epoll_add(int epfd, int fd, uint32_t events, uint64_t token
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+static inline int rl_epoll_mod(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
 static inline int rl_epoll_del(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-/* Waits for up to `max` events; fills tokens[] with their data words.
- * timeout_ms: -1 forever, 0 poll.  Returns the count, or -1 (errno). */
-static inline int rl_epoll_wait(int epfd, uint64_t *tokens, int max, int timeout_ms) {
-    struct epoll_event evs[64];
-    if (max > 64) max = 64;
+static inline int rl_errno(void) { return errno; }
+
+/* Waits for up to `max` (at most 256) events; fills tokens[] and events[]
+ * with their data words and event masks.  timeout_ms: -1 forever, 0 poll.
+ * Returns the count, or -1 (errno). */
+static inline int rl_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event evs[256];
+    if (max > 256) max = 256;
     int n = epoll_wait(epfd, evs, max, timeout_ms);
-    for (int i = 0; i < n; i++) tokens[i] = evs[i].data.u64;
+    for (int i = 0; i < n; i++) {
+        tokens[i] = evs[i].data.u64;
+        events[i] = evs[i].events;
+    }
     return n;
 }
 

@@ -9,6 +9,10 @@ package enum HandleKind: UInt8, Sendable {
     case observer = 3
     case timer = 4
     case array = 5
+    case messagePort = 6
+    case data = 7
+    case thread = 8
+    case fileDescriptor = 9
 }
 
 /// An object reachable from C through a handle.  The handle's reference

@@ -27,6 +27,7 @@ extension Loop {
             guard !isDead, !name.isCommonModes, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
             runs.append(frame)
+            reconcileDescriptorsLocked(mode)
             return frame
         }
         guard let frame = started else { return .finished }
@@ -40,6 +41,7 @@ extension Loop {
 
         let outermost = lock.withLock { () -> Bool in
             _ = runs.popLast()
+            if let outer = runs.last { reconcileDescriptorsLocked(outer.mode) }
             return runs.isEmpty
         }
         // A nested run returns into a callout of the outer run, which must
@@ -60,13 +62,15 @@ extension Loop {
 
             let poll = handledSource || deadline == 0
             if !poll { notifyObservers(mode, Activity.beforeWaiting) }
-            poller.wait(until: min(earliestTimerDeadline(mode), deadline == 0 ? Clock.never : deadline), poll: poll)
+            let ready = poller.wait(until: min(earliestTimerDeadline(mode), deadline == 0 ? Clock.never : deadline), poll: poll)
             if !poll { notifyObservers(mode, Activity.afterWaiting) }
 
             fireDueTimers(mode)
+            let handledDescriptor = performReadyDescriptors(mode, ready)
             runBlocks(mode)
 
-            if let result = outcome(frame, deadline: deadline, handledSource: handledSource && returnAfterSourceHandled) {
+            let handled = handledSource || handledDescriptor
+            if let result = outcome(frame, deadline: deadline, handledSource: handled && returnAfterSourceHandled) {
                 return result
             }
         }
@@ -166,6 +170,15 @@ extension Loop {
             handled = true
         }
         return handled
+    }
+
+    /// Performs the version-1 sources whose descriptors are ready, all of
+    /// them in this pass (by order).  Returns whether any was performed.
+    package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
+        guard !ready.isEmpty else { return false }
+        let found = lock.withLock { readySourcesLocked(mode, ready) }
+        for (source, events) in found where source.isValid { source.handleReady(events) }
+        return !found.isEmpty
     }
 
     package func earliestTimerDeadline(_ mode: Mode) -> UInt64 {

@@ -57,6 +57,9 @@ package final class Loop: Handled {
     package var blocks: [QueuedBlock] = []
     package var runs: [RunFrame] = []
     package var isDead = false
+    /// The descriptors in the poller's wait set and their events: those of
+    /// the version-1 sources of the mode being run (see reconcileDescriptorsLocked).
+    package var watched: [Int32: Mode.Watch] = [:]
     package var sequence: UInt64 = 0
 
     package init?(ownerTID: Int32, isMain: Bool) {
@@ -191,7 +194,8 @@ package final class Loop: Handled {
         switch item {
         case .source(let source):
             guard mode.sources[id] == nil else { return .success(()) }
-            mode.sources[id] = source
+            mode.insertSource(source)
+            if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
             let count = sourceModeCounts[id, default: 0] + 1
             sourceModeCounts[id] = count
             if count == 1 { source.joined(self) }
@@ -224,7 +228,8 @@ package final class Loop: Handled {
         let id = item.id
         switch item {
         case .source(let source):
-            guard mode.sources.removeValue(forKey: id) != nil else { return }
+            guard mode.removeSource(source) else { return }
+            if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
             let count = sourceModeCounts[id, default: 1] - 1
             if count == 0 {
                 sourceModeCounts.removeValue(forKey: id)
@@ -286,6 +291,46 @@ package final class Loop: Handled {
             guard let mode = modes[name], let entry = mode.earliestTimer() else { return 0 }
             return entry.timer.nextFireDate
         }
+    }
+
+    // MARK: descriptors of version-1 sources
+
+    /// Makes the poller watch exactly the descriptors of `mode`'s valid
+    /// version-1 sources (level-triggered, so a ready descriptor of a mode
+    /// not being run must not stay in the set).  Called when a run starts
+    /// or returns to an outer run, and when the running mode's version-1
+    /// sources or their interests change.  Lock held.
+    package func reconcileDescriptorsLocked(_ mode: Mode) {
+        if watched.isEmpty && mode.descriptorSources.isEmpty { return }
+        let wanted = mode.wantedDescriptors()
+        for fd in watched.keys where wanted[fd] == nil { poller.unwatch(fd) }
+        for (fd, watch) in wanted where watched[fd] != watch {
+            poller.watch(fd, events: watch.events, replacing: watched[fd] != nil)
+        }
+        watched = wanted
+    }
+
+    /// A version-1 source's interest changed (any thread).
+    package func descriptorsChanged(_ source: Source) {
+        lock.withLock {
+            if let mode = runs.last?.mode, mode.sources[ObjectIdentifier(source)] != nil {
+                reconcileDescriptorsLocked(mode)
+            }
+        }
+    }
+
+    /// The running mode's version-1 sources for the ready descriptors, by
+    /// order, with the events each should see.  Lock held.
+    package func readySourcesLocked(_ mode: Mode, _ ready: [Poller.Ready]) -> [(Source, UInt32)] {
+        let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
+        var found: [(Source, UInt32)] = []
+        for r in ready {
+            for source in mode.descriptorSources[r.fd] ?? [] where source.isValid {
+                let events = r.events & (source.interest | always)
+                if events != 0 { found.append((source, events)) }
+            }
+        }
+        return found.sorted { $0.0.order < $1.0.order }
     }
 
     // MARK: sources, blocks, stop

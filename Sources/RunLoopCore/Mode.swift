@@ -3,6 +3,8 @@
 package final class Mode {
     package let name: ModeName
     package var sources: [ObjectIdentifier: Source] = [:]
+    /// The version-1 sources among `sources`, by descriptor.
+    package var descriptorSources: [Int32: [Source]] = [:]
     /// Sorted by (order, time of addition).
     package var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
@@ -14,6 +16,44 @@ package final class Mode {
 
     /// Observers alone do not keep a mode alive.
     package var hasSourcesOrTimers: Bool { !sources.isEmpty || !timers.isEmpty }
+
+    package func insertSource(_ source: Source) {
+        sources[ObjectIdentifier(source)] = source
+        if source.isVersion1 { descriptorSources[source.descriptor, default: []].append(source) }
+    }
+
+    package func removeSource(_ source: Source) -> Bool {
+        guard sources.removeValue(forKey: ObjectIdentifier(source)) != nil else { return false }
+        if source.isVersion1 {
+            descriptorSources[source.descriptor]?.removeAll { $0 === source }
+            if descriptorSources[source.descriptor]?.isEmpty == true { descriptorSources[source.descriptor] = nil }
+        }
+        return true
+    }
+
+    /// What the poller should watch for one descriptor: the events, and
+    /// which sources want them, by handle (a different set of sources on
+    /// the same number means the descriptor may have been closed and
+    /// reused; handles, unlike object addresses, are never reused).
+    package struct Watch: Equatable {
+        package var events: UInt32
+        package var sources: [UInt64]
+    }
+
+    /// The watches wanted for the descriptors of the mode's valid
+    /// version-1 sources.
+    package func wantedDescriptors() -> [Int32: Watch] {
+        var wanted: [Int32: Watch] = [:]
+        for (fd, list) in descriptorSources {
+            var watch = Watch(events: 0, sources: [])
+            for source in list where source.isValid && source.interest != 0 {
+                watch.events |= source.interest
+                watch.sources.append(source.handle)
+            }
+            if watch.events != 0 { wanted[fd] = watch }
+        }
+        return wanted
+    }
 
     package func insertObserver(_ observer: Observer, added: UInt64) {
         let index = observers.firstIndex { $0.observer.order > observer.order } ?? observers.count

@@ -17,6 +17,11 @@ import Synchronization
 package final class Poller: @unchecked Sendable {
     private static let wakeToken: UInt64 = 1
     private static let timerToken: UInt64 = 2
+    /// Descriptors of version-1 sources use `fdTokenBase + fd`.
+    private static let fdTokenBase: UInt64 = 16
+    private static let batch = 256
+    /// At most this many batches (16 × 256 descriptors) per pass.
+    private static let maxBatches = 16
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -25,6 +30,9 @@ package final class Poller: @unchecked Sendable {
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
+    /// epoll_wait's output buffers.  Loop thread only.
+    private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.batch)
+    private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.batch)
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
@@ -41,12 +49,31 @@ package final class Poller: @unchecked Sendable {
     }
 
     package func shutdown() {
+        tokens.deallocate()
+        events.deallocate()
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         Glibc.close(timerFD)
     }
 
     package var isSleeping: Bool { state.load(ordering: .acquiring) == 2 }
+
+    // MARK: descriptors of version-1 sources (level-triggered)
+
+    /// Starts watching `fd` for `events`, or changes what is watched.
+    /// Errors from a descriptor the user already closed are ignored: the
+    /// kernel dropped it from the set with its last close.
+    package func watch(_ fd: Int32, events: UInt32, replacing: Bool) {
+        let token = Self.fdTokenBase + UInt64(UInt32(bitPattern: fd))
+        if replacing, rl_epoll_mod(epollFD, fd, events, token) == 0 { return }
+        if rl_epoll_add(epollFD, fd, events, token) != 0, rl_errno() == EEXIST {
+            _ = rl_epoll_mod(epollFD, fd, events, token)
+        }
+    }
+
+    package func unwatch(_ fd: Int32) {
+        _ = rl_epoll_del(epollFD, fd)
+    }
 
     /// Makes the loop's current or next sleep return.  Any thread.
     package func wakeUp() {
@@ -80,11 +107,18 @@ package final class Poller: @unchecked Sendable {
         state.store(3, ordering: .releasing)
     }
 
+    /// A descriptor found ready by `wait`, with its epoll event bits.
+    package struct Ready {
+        package var fd: Int32
+        package var events: UInt32
+    }
+
     /// Sleeps until `deadline` (monotonic ns; `Clock.never`: no limit), a
-    /// wake-up, or (later) a ready descriptor.  With `poll`, only looks.
-    /// A pending wake-up is consumed either way, and wake-ups are ignored
-    /// from here until the next `acceptWakeUps()`.
-    package func wait(until deadline: UInt64, poll: Bool) {
+    /// wake-up, or a watched descriptor is ready; returns the ready
+    /// descriptors (up to 4,096 per call; more are found by the next call).
+    /// With `poll`, only looks.  A pending wake-up is consumed either way,
+    /// and wake-ups are ignored from here until the next `acceptWakeUps()`.
+    package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
         if deadline != armed {
             _ = rl_timerfd_arm(timerFD, deadline == Clock.never ? 0 : max(deadline, 1))
             armed = deadline == Clock.never ? 0 : deadline
@@ -98,24 +132,39 @@ package final class Poller: @unchecked Sendable {
                 timeout = 0  // a wake-up is pending
             }
         }
-        var tokens = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        let n = withUnsafeMutableBytes(of: &tokens) { buffer in
-            rl_epoll_wait(epollFD, buffer.baseAddress!.assumingMemoryBound(to: UInt64.self), 4, timeout)
-        }
+        var n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), timeout)
         state.store(3, ordering: .releasing)
-        guard n > 0 else { return }
-        withUnsafeBytes(of: &tokens) { buffer in
+        var ready: [Ready] = []
+        var seen = Set<Int32>()  // used only past a full batch
+        var batches = 1
+        var wrapped = false
+        while n > 0 {
             for i in 0..<Int(n) {
-                switch buffer.load(fromByteOffset: i * 8, as: UInt64.self) {
+                switch tokens[i] {
                 case Self.wakeToken:
                     rl_drain_counter(wakeFD)
                 case Self.timerToken:
                     rl_drain_counter(timerFD)
                     armed = 0
-                default:
-                    break
+                case let token:
+                    let fd = Int32(truncatingIfNeeded: token - Self.fdTokenBase)
+                    // Level-triggered descriptors come round again once
+                    // every ready one has been reported: skip them, and
+                    // stop after this batch.
+                    if batches > 1 && !seen.insert(fd).inserted {
+                        wrapped = true
+                        continue
+                    }
+                    ready.append(Ready(fd: fd, events: events[i]))
                 }
             }
+            // A full batch: collect the rest now (bounded), so a burst of
+            // ready descriptors is handled in one pass.
+            guard Int(n) == Self.batch, !wrapped, batches < Self.maxBatches else { break }
+            if batches == 1 { seen = Set(ready.map(\.fd)) }
+            batches += 1
+            n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), 0)
         }
+        return ready
     }
 }

@@ -10,15 +10,26 @@ package struct SourceCallbacks {
     /// Called once when the source is destroyed (the context's release).
     package var release: (() -> Void)?
     package var describe: (() -> String?)?
+    /// Version-1 sources: called instead of `perform` with the ready epoll
+    /// events of the descriptor.
+    package var ready: ((UInt32) -> Void)? = nil
 }
 
-/// A version-0 source: performed on a loop's thread after `signal()`.
-/// It may be in several modes of several loops.
+/// A source, performed on a loop's thread.  Version 0: after `signal()`.
+/// Version 1: whenever its file descriptor is ready while the loop runs a
+/// mode holding it (level-triggered; the library never reads or closes
+/// the descriptor).  It may be in several modes of several loops.
 package final class Source: Handled {
     package let order: Int
+    /// The watched descriptor of a version-1 source; -1 for version 0.
+    package let descriptor: Int32
+    /// The epoll events watched on `descriptor` (0: not watched).
+    private let interestBits: Atomic<UInt32>
     package let callbacks: SourceCallbacks
     /// The context it was created with, for RLRunLoopSourceGetContext.
     package let cContext: RLRunLoopSourceContext?
+    /// The same for a version-1 source made from a C context.
+    package private(set) var cContext1: RLRunLoopSourceContext1? = nil
 
     private let valid = Atomic<Bool>(true)
     /// Pending: set by `signal()`, cleared by the loop just before perform.
@@ -35,7 +46,37 @@ package final class Source: Handled {
         self.order = order
         self.callbacks = callbacks
         self.cContext = cContext
+        descriptor = -1
+        interestBits = Atomic(0)
         super.init(kind: .source)
+    }
+
+    /// A version-1 source watching `descriptor` for `interest` (epoll bits).
+    package init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?,
+                 descriptor: Int32, interest: UInt32, cContext1: RLRunLoopSourceContext1? = nil) {
+        self.order = order
+        self.callbacks = callbacks
+        self.cContext = cContext
+        self.cContext1 = cContext1
+        self.descriptor = descriptor
+        interestBits = Atomic(interest)
+        super.init(kind: .source)
+    }
+
+    package var isVersion1: Bool { descriptor >= 0 }
+    package var interest: UInt32 { interestBits.load(ordering: .acquiring) }
+
+    /// Changes the events watched on the descriptor (any thread; 0 stops
+    /// watching).  Loops running a mode that holds the source update their
+    /// wait set at once.
+    package func setInterest(_ events: UInt32) {
+        guard isVersion1, interestBits.exchange(events, ordering: .acquiringAndReleasing) != events else { return }
+        for loop in loops.withLock({ Array($0.values) }) { loop.descriptorsChanged(self) }
+    }
+
+    /// Called on the loop's thread when the descriptor is ready.
+    package func handleReady(_ events: UInt32) {
+        if let ready = callbacks.ready { ready(events) } else { callbacks.perform() }
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
@@ -45,7 +86,7 @@ package final class Source: Handled {
     /// Marks the source pending and queues it on every loop holding it.
     /// Several signals before the loop looks give one perform.
     package func signal() {
-        guard isValid else { return }
+        guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
         let seq = Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
             signalSeq.store(seq, ordering: .relaxed)

@@ -263,16 +263,41 @@ typedef struct {
     void (*perform)(void *info);
 } RLRunLoopSourceContext;
 
+/* A version-1 source (CF's CFRunLoopSourceContext1, Linux flavour): set
+ * `version` to 1 and pass a pointer to this struct, cast to
+ * RLRunLoopSourceContext *, to RLRunLoopSourceCreate.  getPort(info) is
+ * called once, at creation, and returns the file descriptor to watch.
+ * While the loop runs a mode holding the source and the descriptor is
+ * readable, the loop calls perform(info) on its thread — every pass while
+ * it stays readable (level-triggered), all ready sources in one pass.
+ * The library never reads from or closes the descriptor.  Signal() has
+ * no effect on a version-1 source. */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+    RLBoolean (*equal)(const void *info1, const void *info2);
+    RLHashCode (*hash)(const void *info);
+    int (*getPort)(void *info);
+    void (*perform)(void *info);
+} RLRunLoopSourceContext1;
+
 /* Creates a source (caller releases).  `order` sorts performs within a
  * pass, lowest first; ties run in the order the sources were signalled.
- * NULL (with an error) if context is NULL or its version is not 0. */
+ * `context` is an RLRunLoopSourceContext (version 0) or a cast
+ * RLRunLoopSourceContext1 (version 1).  NULL (with an error) if context is
+ * NULL, its version is not 0 or 1, or a version-1 getPort returns a
+ * negative descriptor. */
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLAllocatorRef allocator, RLIndex order, RLRunLoopSourceContext *context);
 RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);
 /* Removes the source from every loop and mode (cancel runs for each) and
  * makes it inert.  Safe from inside any callout, including its own. */
 void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
 RLBoolean RLRunLoopSourceIsValid(RLRunLoopSourceRef source);
-/* Copies the source's context into *context. */
+/* Copies the source's context into *context (an RLRunLoopSourceContext1
+ * for a version-1 source). */
 void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
 /* Marks the source pending: the next pass of any loop running a mode that
  * holds it performs it once (several signals before that pass give one
@@ -359,8 +384,56 @@ void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *co
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 
+/* ---------------------------------------------------------------------------
+ * File descriptors (CF's CFFileDescriptor)
+ * ------------------------------------------------------------------------- */
+
+typedef struct __RLFileDescriptor *RLFileDescriptorRef;
+typedef int RLFileDescriptorNativeDescriptor;
+
+enum {
+    kRLFileDescriptorReadCallBack = 1UL << 0,
+    kRLFileDescriptorWriteCallBack = 1UL << 1
+};
+
+/* Called on the loop's thread with the callback types that fired. */
+typedef void (*RLFileDescriptorCallBack)(RLFileDescriptorRef f, RLOptionFlags callBackTypes, void *info);
+
+/* retain(info) at creation, release(info) at invalidation. */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+} RLFileDescriptorContext;
+
+RLTypeID RLFileDescriptorGetTypeID(void);
+/* Wraps `fd` (caller releases).  No callbacks are enabled at first.  With
+ * closeOnInvalidate the library closes fd when the object is invalidated
+ * (or destroyed while valid); otherwise it never closes it.  Works with
+ * any pollable descriptor: pipes, sockets, eventfds, timerfds, signalfds.
+ * NULL (with an error) for a negative fd or a NULL callout. */
+RLFileDescriptorRef RLFileDescriptorCreate(RLAllocatorRef allocator, RLFileDescriptorNativeDescriptor fd, RLBoolean closeOnInvalidate, RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context);
+RLFileDescriptorNativeDescriptor RLFileDescriptorGetNativeDescriptor(RLFileDescriptorRef f);
+void RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *context);
+/* Enables callbacks (kRLFileDescriptorReadCallBack, ...WriteCallBack).  As
+ * in CF they are one-shot: a callback type is disabled again just before
+ * its callout, which re-enables it to hear about the next readiness.  Any
+ * thread. */
+void RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+void RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+/* Invalidates its run loop source, releases info, closes the descriptor if
+ * asked to at creation.  Safe from inside its own callout. */
+void RLFileDescriptorInvalidate(RLFileDescriptorRef f);
+RLBoolean RLFileDescriptorIsValid(RLFileDescriptorRef f);
+/* The source that delivers the callbacks on a loop (caller releases; the
+ * same source each time while it lives).  NULL if invalid. */
+RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator, RLFileDescriptorRef f, RLIndex order);
+
 #ifdef __cplusplus
 }
 #endif
+
 
 #endif /* RUNLOOP_RUNLOOP_H */

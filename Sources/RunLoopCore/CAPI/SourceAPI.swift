@@ -1,4 +1,5 @@
 import CRunLoop
+import CRunLoopShims
 
 @c(RLRunLoopSourceCreate)
 public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex,
@@ -7,9 +8,12 @@ public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex
         reportError("RLRunLoopSourceCreate", .invalidArgument, "NULL context")
         return nil
     }
+    if context.pointee.version == 1 {
+        return makeVersion1Source(order, UnsafeMutableRawPointer(context).assumingMemoryBound(to: RLRunLoopSourceContext1.self))
+    }
     var ctx = context.pointee
     guard ctx.version == 0 else {
-        reportError("RLRunLoopSourceCreate", .invalidArgument, "context version \(ctx.version) (only 0 is supported)")
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "context version \(ctx.version) (0 or 1 are supported)")
         return nil
     }
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
@@ -21,7 +25,32 @@ public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex
         perform: { perform?(info) },
         release: release.map { fn in { fn(info) } },
         describe: takeDescription(ctx.copyDescription, info))
-    let source = Source(order: order, callbacks: callbacks, cContext: ctx)
+    return registerSource(Source(order: order, callbacks: callbacks, cContext: ctx))
+}
+
+/// A version-1 source from CF's context1: getPort gives the descriptor.
+private func makeVersion1Source(_ order: RLIndex, _ context: UnsafeMutablePointer<RLRunLoopSourceContext1>) -> RLRunLoopSourceRef? {
+    var ctx = context.pointee
+    guard let getPort = ctx.getPort else {
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "version-1 context without getPort")
+        return nil
+    }
+    let fd = getPort(ctx.info)
+    guard fd >= 0 else {
+        reportError("RLRunLoopSourceCreate", .invalidArgument, "getPort returned \(fd)")
+        return nil
+    }
+    if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
+    let info = ctx.info
+    let release = ctx.release, perform = ctx.perform
+    let callbacks = SourceCallbacks(schedule: nil, cancel: nil, perform: { perform?(info) },
+                                    release: release.map { fn in { fn(info) } },
+                                    describe: takeDescription(ctx.copyDescription, info))
+    return registerSource(Source(order: order, callbacks: callbacks, cContext: nil, descriptor: fd,
+                                 interest: EPOLLIN.rawValue, cContext1: ctx))
+}
+
+private func registerSource(_ source: Source) -> RLRunLoopSourceRef? {
     guard HandleTable.shared.register(source) else {
         reportError("RLRunLoopSourceCreate", .invalidArgument, "handle table full")
         return nil
@@ -51,7 +80,11 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
             reportError("RLRunLoopSourceGetContext", .invalidArgument, "NULL context")
             return
         }
-        if let stored = s.cContext { context.pointee = stored } else { context.pointee = RLRunLoopSourceContext() }
+        if let stored = s.cContext1 {
+            UnsafeMutableRawPointer(context).assumingMemoryBound(to: RLRunLoopSourceContext1.self).pointee = stored
+        } else {
+            context.pointee = s.cContext ?? RLRunLoopSourceContext()
+        }
     }
 }
 
