@@ -6,6 +6,8 @@ let package = Package(
     products: [
         // librunloop.so: the engine and its C ABI (include/runloop/runloop.h).
         .library(name: "runloop", type: .dynamic, targets: ["RunLoopCore"]),
+        // The Swift API over the same engine (Sources/RunLoopKit).
+        .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
     ],
     targets: [
         // The public C header, imported so the @c entry points use its types.
@@ -17,6 +19,23 @@ let package = Package(
             dependencies: ["CRunLoop", "CRunLoopShims"],
             path: "Sources/RunLoopCore",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+        ),
+        .target(
+            name: "RunLoopKit",
+            dependencies: ["RunLoopCore", "CRunLoop", "CRunLoopShims"],
+            path: "Sources/RunLoopKit",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The README's Swift patterns, run by RunLoopKitTests.
+        .target(
+            name: "RunLoopKitExamples",
+            dependencies: ["RunLoopKit"],
+            path: "examples/swift"
+        ),
+        .testTarget(
+            name: "RunLoopKitTests",
+            dependencies: ["RunLoopKit", "RunLoopKitExamples"],
+            path: "Tests/RunLoopKitTests"
         ),
         .testTarget(
             name: "RunLoopCoreTests",

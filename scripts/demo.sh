@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the demo (Examples/demo/demo.c) against librunloop.so.0:
+# Builds and runs the demo (examples/demo/demo.c) against librunloop.so.0:
 #   bash scripts/demo.sh [demo arguments...]
 # Installs cmake / ninja / pkg-config / valgrind / libffi-dev if missing,
 # builds the `demo` target with CMake + Ninja in build/, runs build/demo.
@@ -19,7 +19,7 @@ failed() {
 stage "1/3 tools"
 ensure_tools || failed "could not install the tools"
 
-[[ -f Examples/demo/demo.c ]] || failed "Examples/demo/demo.c does not exist"
+[[ -f examples/demo/demo.c ]] || failed "examples/demo/demo.c does not exist"
 
 stage "2/3 build the demo ($RUNLOOP_BUILD_DIR)"
 cmake_configure || failed "cmake configure failed"

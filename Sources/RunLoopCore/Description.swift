@@ -8,6 +8,16 @@ package func describe(_ object: Handled) -> String {
     case let timer as LoopTimer: return timer.debugDescription
     case let array as ModeArray:
         return "<RLArray 0x\(String(array.handle, radix: 16))>(" + array.names.map(\.description).joined(separator: ", ") + ")"
+    case let f as FileDescriptor:
+        return header("RLFileDescriptor", f) + "{valid = \(yesNo(f.isValid)), fd = \(f.fd), enabled = "
+            + "\(f.enabledCallBacks & FileDescriptor.readCallBack != 0 ? "read" : "")"
+            + "\(f.enabledCallBacks & FileDescriptor.writeCallBack != 0 ? " write" : ""), closeOnInvalidate = \(yesNo(f.closeOnInvalidate))}"
+    case let data as DataBuffer:
+        return header("RLData", data) + "{length = \(data.count)}"
+    case let port as MessagePort:
+        return header("RLMessagePort", port) + "{name = \(port.name ?? "(none)"), remote = \(yesNo(port.isRemote)), valid = \(yesNo(port.isValid))}"
+    case let thread as WorkerThread:
+        return header("RLThread", thread) + "{stopping = \(yesNo(thread.isStopping))}"
     default: return "<unknown>"
     }
 }

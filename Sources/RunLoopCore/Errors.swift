@@ -1,9 +1,11 @@
+import CRunLoop
 import CRunLoopShims
 import Glibc
 
 /// What went wrong in a call from outside.  The C entry points report
-/// misuse here instead of crashing; the call then does nothing.
-package enum RLErrorCode: Int32, Sendable {
+/// misuse through `reportError` instead of crashing; the call then does
+/// nothing.  Raw values are the header's kRLError... constants.
+package enum ErrorCode: Int32, Sendable {
     case nullHandle = 1
     case staleHandle = 2
     case wrongType = 3
@@ -11,6 +13,7 @@ package enum RLErrorCode: Int32, Sendable {
     case wrongLoop = 5
     case loopGone = 6
     case overRelease = 7
+    case resources = 8
 
     package var summary: String {
         switch self {
@@ -21,15 +24,79 @@ package enum RLErrorCode: Int32, Sendable {
         case .wrongLoop: return "item belongs to another run loop"
         case .loopGone: return "the run loop's thread has exited"
         case .overRelease: return "released more times than retained"
+        case .resources: return "out of resources"
         }
     }
 }
 
-/// Reports misuse: one line on stderr naming the function and the problem.
-package func reportError(_ function: StaticString, _ code: RLErrorCode, _ detail: String = "") {
-    var line = "runloop: \(function): \(code.summary)"
-    if !detail.isEmpty { line += ": \(detail)" }
-    line += "\n"
-    var bytes = Array(line.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+/// The error channel: each thread's last error, and the process-wide
+/// handler (by default one line on stderr).
+package final class ErrorChannel: @unchecked Sendable {
+    package static let shared = ErrorChannel()
+
+    /// A thread's last error: code and "Function: problem" message.
+    private final class LastError {
+        var code: Int32 = 0
+        var message = ""
+    }
+
+    private var key = pthread_key_t()
+    private let handler = Locked<(callback: RLErrorHandler?, info: UnsafeMutableRawPointer?)>((nil, nil))
+
+    private init() {
+        pthread_key_create(&key) { raw in
+            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
+        }
+    }
+
+    private func last(creating: Bool) -> LastError? {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? LastError
+        }
+        guard creating else { return nil }
+        let fresh = LastError()
+        pthread_setspecific(key, Unmanaged.passRetained(fresh as AnyObject).toOpaque())
+        return fresh
+    }
+
+    package var lastCode: Int32 { last(creating: false)?.code ?? 0 }
+    package var lastMessage: String? {
+        guard let last = last(creating: false), last.code != 0 else { return nil }
+        return last.message
+    }
+
+    package func clear() {
+        if let last = last(creating: false) {
+            last.code = 0
+            last.message = ""
+        }
+    }
+
+    package func setHandler(_ callback: RLErrorHandler?, _ info: UnsafeMutableRawPointer?) {
+        handler.withLock { $0 = (callback, info) }
+    }
+
+    package func report(_ function: StaticString, _ code: ErrorCode, _ detail: String) {
+        var message = "\(function): \(code.summary)"
+        if !detail.isEmpty { message += ": \(detail)" }
+        if let last = last(creating: true) {
+            last.code = code.rawValue
+            last.message = message
+        }
+        let (callback, info) = handler.withLock { $0 }
+        if let callback {
+            "\(function)".withCString { fn in
+                message.withCString { text in callback(code.rawValue, fn, text, info) }
+            }
+        } else {
+            var bytes = Array("runloop: \(message)\n".utf8)
+            _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        }
+    }
+}
+
+/// Reports misuse: records it as the thread's last error and passes it to
+/// the error handler (default: one line on stderr naming the function).
+package func reportError(_ function: StaticString, _ code: ErrorCode, _ detail: String = "") {
+    ErrorChannel.shared.report(function, code, detail)
 }

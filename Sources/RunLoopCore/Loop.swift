@@ -52,11 +52,16 @@ package final class Loop: Handled {
     package var commonItemOrder: [ObjectIdentifier] = []
     /// How many modes of this loop hold each source.
     package var sourceModeCounts: [ObjectIdentifier: Int] = [:]
+    /// The loop's sources that compare by context (see
+    /// Source.ContextIdentity), by hash value.
+    package var sourcesByHash: [UInt: [Source]] = [:]
     /// Sources signalled since the last pass (may hold stale duplicates).
     package var pending: [Source] = []
     package var blocks: [QueuedBlock] = []
     package var runs: [RunFrame] = []
     package var isDead = false
+    /// Called once when the loop is torn down (see onTearDown).
+    package var tearDownHandlers: [Int: () -> Void] = [:]
     /// The descriptors in the poller's wait set and their events: those of
     /// the version-1 sources of the mode being run (see reconcileDescriptorsLocked).
     package var watched: [Int32: Mode.Watch] = [:]
@@ -104,8 +109,23 @@ package final class Loop: Handled {
 
     // MARK: adding and removing items
 
+    /// The item the loop already holds that CF would consider the same as
+    /// `item`: for a source, an equal-context source (see
+    /// Source.ContextIdentity); otherwise `item` itself.  Calls the
+    /// context's `equal` with no lock held.
+    package func canonical(_ item: ModeItem) -> ModeItem {
+        guard case .source(let source) = item, let identity = source.identity else { return item }
+        let candidates: [Source] = lock.withLock {
+            if sourceModeCounts[ObjectIdentifier(source)] != nil || commonItems[item.id] != nil { return [] }
+            return sourcesByHash[identity.hashValue] ?? []
+        }
+        for candidate in candidates where candidate.isEquivalent(to: source) { return .source(candidate) }
+        return item
+    }
+
     /// Adds an item to a mode or to the common modes.  No-op if present.
     package func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
+        let item = canonical(item)
         var deferred = Deferred()
         let result: Result<Void, AddFailure> = lock.withLock {
             if isDead { return .failure(.loopGone) }
@@ -123,6 +143,7 @@ package final class Loop: Handled {
     }
 
     package func remove(_ item: ModeItem, from name: ModeName) {
+        let item = canonical(item)
         var deferred = Deferred()
         lock.withLock {
             if !name.isCommonModes {
@@ -137,7 +158,8 @@ package final class Loop: Handled {
     }
 
     package func contains(_ item: ModeItem, in name: ModeName) -> Bool {
-        lock.withLock {
+        let item = canonical(item)
+        return lock.withLock {
             if name.isCommonModes { return commonItems[item.id] != nil }
             guard let mode = modes[name] else { return false }
             switch item {
@@ -198,7 +220,10 @@ package final class Loop: Handled {
             if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
             let count = sourceModeCounts[id, default: 0] + 1
             sourceModeCounts[id] = count
-            if count == 1 { source.joined(self) }
+            if count == 1 {
+                source.joined(self)
+                if let identity = source.identity { sourcesByHash[identity.hashValue, default: []].append(source) }
+            }
             if source.isSignalled { pending.append(source) }
             if let schedule = source.callbacks.schedule {
                 deferred.call { schedule(self, name) }
@@ -234,6 +259,10 @@ package final class Loop: Handled {
             if count == 0 {
                 sourceModeCounts.removeValue(forKey: id)
                 source.left(self)
+                if let identity = source.identity {
+                    sourcesByHash[identity.hashValue]?.removeAll { $0 === source }
+                    if sourcesByHash[identity.hashValue]?.isEmpty == true { sourcesByHash[identity.hashValue] = nil }
+                }
             } else {
                 sourceModeCounts[id] = count
             }
@@ -360,6 +389,22 @@ package final class Loop: Handled {
 
     // MARK: teardown
 
+    /// Registers `handler` to run (on the exiting thread, no lock held)
+    /// when the loop is torn down.  Returns an id for
+    /// `removeTearDownHandler`, or nil if the loop is already gone.
+    package func onTearDown(_ handler: @escaping () -> Void) -> Int? {
+        lock.withLock {
+            guard !isDead else { return nil }
+            let id = Int(truncatingIfNeeded: nextSequence())
+            tearDownHandlers[id] = handler
+            return id
+        }
+    }
+
+    package func removeTearDownHandler(_ id: Int) {
+        lock.withLock { _ = tearDownHandlers.removeValue(forKey: id) }
+    }
+
     /// Empties the loop when its thread exits: every item leaves every
     /// mode (sources get their cancel callouts on this thread), queued
     /// blocks are dropped, and further adds are refused.
@@ -385,5 +430,10 @@ package final class Loop: Handled {
         }
         deferred.run()
         dropped = []
+        let handlers = lock.withLock { () -> [() -> Void] in
+            defer { tearDownHandlers = [:] }
+            return tearDownHandlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for handler in handlers { handler() }
     }
 }

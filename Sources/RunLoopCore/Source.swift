@@ -13,6 +13,17 @@ package struct SourceCallbacks {
     /// Version-1 sources: called instead of `perform` with the ready epoll
     /// events of the descriptor.
     package var ready: ((UInt32) -> Void)? = nil
+
+    package init(schedule: ((Loop, ModeName) -> Void)? = nil, cancel: ((Loop, ModeName) -> Void)? = nil,
+                 perform: @escaping () -> Void, release: (() -> Void)? = nil, describe: (() -> String?)? = nil,
+                 ready: ((UInt32) -> Void)? = nil) {
+        self.schedule = schedule
+        self.cancel = cancel
+        self.perform = perform
+        self.release = release
+        self.describe = describe
+        self.ready = ready
+    }
 }
 
 /// A source, performed on a loop's thread.  Version 0: after `signal()`.
@@ -38,6 +49,38 @@ package final class Source: Handled {
     private let signalSeq = Atomic<UInt64>(0)
     private static let signalCounter = Atomic<UInt64>(0)
 
+    /// CF's equality for sources made from a C context: two sources are
+    /// the same item when they have the same order and the same perform,
+    /// equal and hash callbacks, and `equal(info1, info2)` says so (or,
+    /// without `equal`, their info pointers match).  Adding the second to a
+    /// mode holding the first does nothing, Contains finds it, Remove
+    /// removes the first.  nil: compared by identity only.
+    package struct ContextIdentity {
+        package var order: Int
+        package var perform: UInt
+        package var equal: UInt
+        package var hash: UInt
+        package var info: UnsafeMutableRawPointer?
+        /// hash(info), or the info pointer: the index key.
+        package var hashValue: UInt
+        package var equalFunction: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> RLBoolean)?
+
+        package func sameCallbacks(_ other: ContextIdentity) -> Bool {
+            order == other.order && perform == other.perform && equal == other.equal
+                && hash == other.hash && hashValue == other.hashValue
+        }
+    }
+    package private(set) var identity: ContextIdentity? = nil
+
+    /// Whether `other` is the same item by CF's rule.  May call the
+    /// context's `equal`: never call it with a lock held.
+    package func isEquivalent(to other: Source) -> Bool {
+        if self === other { return true }
+        guard let a = identity, let b = other.identity, a.sameCallbacks(b) else { return false }
+        if let equal = a.equalFunction { return equal(a.info, b.info) != 0 }
+        return a.info == b.info
+    }
+
     /// The loops with at least one mode holding this source.  A loop's
     /// lock may be held while taking this one, never the reverse.
     private let loops = Locked<[ObjectIdentifier: Loop]>([:])
@@ -49,6 +92,18 @@ package final class Source: Handled {
         descriptor = -1
         interestBits = Atomic(0)
         super.init(kind: .source)
+        if let c = cContext {
+            // Computed once, here, with no lock held (hash is user code).
+            let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
+            identity = ContextIdentity(
+                order: order,
+                perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
+                equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
+                hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
+                info: c.info,
+                hashValue: c.hash.map { $0(c.info) } ?? UInt(bitPattern: c.info),
+                equalFunction: c.equal)
+        }
     }
 
     /// A version-1 source watching `descriptor` for `interest` (epoll bits).

@@ -21,8 +21,10 @@
  * Handles are not raw pointers: each one names a slot in a process-wide
  * table, checked on every call.  NULL, a released (stale) handle, or a
  * handle of the wrong type (a timer passed where a source is expected) is
- * detected, reported on stderr as one line naming the function, and the call
- * does nothing and returns 0 / NULL / false.  It never crashes the process.
+ * detected — reliably, not by luck: a slot's generation changes when its
+ * object dies, so an old handle never reaches a new object — and reported
+ * (see "Errors" below); the call does nothing and returns 0 / NULL / false.
+ * It never crashes the process.
  *
  * Mode names (RLRunLoopMode) are C strings compared by value.  The library
  * interns every name it is given: the pointers it returns for mode names
@@ -65,6 +67,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "version.h" /* RL_VERSION_* (same folder) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -118,6 +121,47 @@ enum {
     kRLRunLoopExit = (1UL << 7),
     kRLRunLoopAllActivities = 0x0FFFFFFFU
 };
+
+/* ---------------------------------------------------------------------------
+ * Errors
+ *
+ * The CF-shaped signatures stay; misuse is reported through one channel.
+ * Each failing call records its error as the calling thread's last error
+ * (like errno: kept until the next error or RLClearLastError, not cleared
+ * by successful calls) and passes it to the process-wide error handler.
+ * The default handler writes one line to stderr:
+ *     runloop: RLRunLoopAddTimer: stale or unknown handle
+ * ------------------------------------------------------------------------- */
+
+typedef int32_t RLErrorCode;
+enum {
+    kRLErrorNone = 0,
+    kRLErrorNullHandle = 1,       /* a NULL handle where one is required */
+    kRLErrorStaleHandle = 2,      /* a released handle, or not a runloop handle */
+    kRLErrorWrongType = 3,        /* e.g. a timer passed where a source is expected */
+    kRLErrorInvalidArgument = 4,  /* NaN time, NULL callout or context, NULL or over-long
+                                     (> 1024 bytes) mode name, bad context version,
+                                     negative descriptor, index out of range, ... */
+    kRLErrorWrongLoop = 5,        /* a timer or observer already scheduled on another loop */
+    kRLErrorLoopGone = 6,         /* adding to / performing on the loop of an exited thread */
+    kRLErrorOverRelease = 7,      /* RLRelease on an object with no references left */
+    kRLErrorResources = 8         /* out of descriptors or handles */
+};
+
+/* The calling thread's last error code (kRLErrorNone if none yet). */
+RLErrorCode RLGetLastError(void);
+/* The calling thread's last error as "Function: problem: detail", or NULL if
+ * none.  malloc()ed: free() it. */
+char *RLCopyLastErrorDescription(void);
+/* Resets the calling thread's last error to kRLErrorNone. */
+void RLClearLastError(void);
+
+/* Called for every error, on the thread that made the failing call, with no
+ * library lock held; `function` and `message` are valid during the call. */
+typedef void (*RLErrorHandler)(RLErrorCode code, const char *function, const char *message, void *info);
+/* Replaces the error handler (process-wide).  NULL restores the default
+ * (one line on stderr); a handler that does nothing silences errors. */
+void RLSetErrorHandler(RLErrorHandler handler, void *info);
 
 /* ---------------------------------------------------------------------------
  * Objects: retain, release, type, description
@@ -197,8 +241,11 @@ void RLRunLoopRun(void);
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, RLBoolean returnAfterSourceHandled);
 /* Whether the loop is asleep waiting for an event. */
 RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
-/* Makes a sleeping loop wake and run a pass; if it is awake, its next sleep
- * returns at once.  Bursts of calls coalesce into one wake-up. */
+/* Makes a sleeping loop wake and run a pass; if it is running but awake,
+ * its next sleep returns at once.  Bursts of calls coalesce into one
+ * wake-up.  As in CF, a wake-up is dropped when the loop is not running,
+ * and between the moment it wakes and the top of its next pass (that pass
+ * looks at every source and block anyway). */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
@@ -221,7 +268,10 @@ RLBoolean RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RL
 /* Adds a source to a mode (creating the mode) or to kRLRunLoopCommonModes.
  * Adding an item already there does nothing.  The source's schedule
  * callback runs once per concrete mode it joins.  A source may be in
- * several loops. */
+ * several loops.  As in CF, two sources made from contexts are the same
+ * item when they have the same order and the same perform, equal and hash
+ * callbacks, and equal(info1, info2) is true (without equal: the same
+ * info): Add, Remove and Contains then act on the one the loop holds. */
 void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
 /* Removes a source; its cancel callback runs once per mode it leaves.
  * Removing from kRLRunLoopCommonModes removes it from every common mode. */
@@ -435,5 +485,7 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 }
 #endif
 
+/* Message ports, data and keep-alive worker threads. */
+#include "ports.h"
 
 #endif /* RUNLOOP_RUNLOOP_H */

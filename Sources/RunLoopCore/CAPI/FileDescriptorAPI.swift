@@ -22,7 +22,7 @@ public func rlFileDescriptorCreate(_ allocator: RLAllocatorRef?, _ fd: RLFileDes
                                 callout: { f, types in callout(f.opaque, types, info) },
                                 releaseInfo: ctx.release.map { fn in { fn(info) } }, cContext: ctx)
     guard HandleTable.shared.register(object) else {
-        reportError("RLFileDescriptorCreate", .invalidArgument, "handle table full")
+        reportError("RLFileDescriptorCreate", .resources, "handle table full")
         return nil
     }
     return object.opaque

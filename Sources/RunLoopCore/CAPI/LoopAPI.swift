@@ -4,7 +4,7 @@ import CRunLoopShims
 @c(RLRunLoopGetCurrent)
 public func rlRunLoopGetCurrent() -> RLRunLoopRef? {
     guard let loop = Registry.shared.current() else {
-        reportError("RLRunLoopGetCurrent", .invalidArgument, "cannot create a run loop (out of descriptors?)")
+        reportError("RLRunLoopGetCurrent", .resources, "cannot create a run loop (out of descriptors?)")
         return nil
     }
     return loop.opaque
@@ -13,7 +13,7 @@ public func rlRunLoopGetCurrent() -> RLRunLoopRef? {
 @c(RLRunLoopGetMain)
 public func rlRunLoopGetMain() -> RLRunLoopRef? {
     guard let loop = Registry.shared.mainLoop() else {
-        reportError("RLRunLoopGetMain", .invalidArgument, "cannot create a run loop (out of descriptors?)")
+        reportError("RLRunLoopGetMain", .resources, "cannot create a run loop (out of descriptors?)")
         return nil
     }
     return loop.opaque
@@ -56,7 +56,7 @@ public func rlRunLoopGetNextTimerFireDate(_ rl: RLRunLoopRef?, _ mode: RLRunLoop
 @c(RLRunLoopRun)
 public func rlRunLoopRun() {
     guard let loop = Registry.shared.current() else {
-        reportError("RLRunLoopRun", .invalidArgument, "no run loop for this thread")
+        reportError("RLRunLoopRun", .resources, "no run loop for this thread")
         return
     }
     while true {
@@ -71,7 +71,7 @@ public func rlRunLoopRunInMode(_ mode: RLRunLoopMode?, _ seconds: RLTimeInterval
     guard let name = modeArgument(mode, "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
     guard finiteArgument(seconds, "seconds", "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
     guard let loop = Registry.shared.current() else {
-        reportError("RLRunLoopRunInMode", .invalidArgument, "no run loop for this thread")
+        reportError("RLRunLoopRunInMode", .resources, "no run loop for this thread")
         return RunResult.finished.rawValue
     }
     return loop.run(name, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue

@@ -8,7 +8,7 @@ private func makeObserver(_ activities: RLOptionFlags, _ repeats: RLBoolean, _ o
     let observer = Observer(activities: activities, repeats: repeats != 0, order: order, callout: callout,
                             releaseInfo: releaseInfo, cContext: context)
     guard HandleTable.shared.register(observer) else {
-        reportError(function, .invalidArgument, "handle table full")
+        reportError(function, .resources, "handle table full")
         return nil
     }
     return observer.opaque

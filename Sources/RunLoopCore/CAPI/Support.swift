@@ -27,7 +27,7 @@ func borrow<T: Handled, R>(_ raw: OpaquePointer?, as kind: HandleKind, _ functio
 }
 
 extension HandleTable.LookupError {
-    var code: RLErrorCode {
+    var code: ErrorCode {
         switch self {
         case .null: return .nullHandle
         case .stale: return .staleHandle

@@ -7,7 +7,7 @@ private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _
     let timer = LoopTimer(fireDate: fireDate, interval: interval, order: order, callout: callout,
                           releaseInfo: releaseInfo, cContext: context)
     guard HandleTable.shared.register(timer) else {
-        reportError(function, .invalidArgument, "handle table full")
+        reportError(function, .resources, "handle table full")
         return nil
     }
     return timer.opaque

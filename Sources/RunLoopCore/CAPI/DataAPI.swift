@@ -1,0 +1,32 @@
+import CRunLoop
+
+@c(RLDataGetTypeID) public func rlDataGetTypeID() -> RLTypeID { RLTypeID(HandleKind.data.rawValue) }
+
+@c(RLDataCreate)
+public func rlDataCreate(_ allocator: RLAllocatorRef?, _ bytes: UnsafePointer<UInt8>?, _ length: RLIndex) -> RLDataRef? {
+    guard length >= 0 else {
+        reportError("RLDataCreate", .invalidArgument, "negative length \(length)")
+        return nil
+    }
+    guard length == 0 || bytes != nil else {
+        reportError("RLDataCreate", .invalidArgument, "NULL bytes with length \(length)")
+        return nil
+    }
+    guard let data = DataBuffer.make(copying: bytes, count: length) else {
+        reportError("RLDataCreate", .invalidArgument, "handle table full")
+        return nil
+    }
+    return data.opaque
+}
+
+@c(RLDataGetLength)
+public func rlDataGetLength(_ data: RLDataRef?) -> RLIndex {
+    borrow(data, as: .data, "RLDataGetLength", orElse: 0) { (d: DataBuffer) in d.count }
+}
+
+@c(RLDataGetBytePtr)
+public func rlDataGetBytePtr(_ data: RLDataRef?) -> UnsafePointer<UInt8>? {
+    borrow(data, as: .data, "RLDataGetBytePtr", orElse: nil) { (d: DataBuffer) in
+        UnsafePointer(d.bytes.assumingMemoryBound(to: UInt8.self))
+    }
+}

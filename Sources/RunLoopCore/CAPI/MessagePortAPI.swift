@@ -1,0 +1,192 @@
+import CRunLoop
+import Glibc
+
+@c(RLMessagePortGetTypeID) public func rlMessagePortGetTypeID() -> RLTypeID { RLTypeID(HandleKind.messagePort.rawValue) }
+
+/// A port-name argument: NULL is nil (allowed where noted); a malformed
+/// name is reported.
+private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) -> String? {
+    let text = String(cString: name)
+    guard PortWire.isValidName(text) else {
+        reportError(function, .invalidArgument, "a port name is 1 to \(PortWire.maxNameLength) bytes (got \(text.utf8.count))")
+        return nil
+    }
+    return text
+}
+
+private func systemError(_ error: Int32) -> String { String(cString: strerror(error)) }
+
+@c(RLMessagePortCreateLocal)
+public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?,
+                                     _ callout: RLMessagePortCallBack?,
+                                     _ context: UnsafeMutablePointer<RLMessagePortContext>?,
+                                     _ shouldFreeInfo: UnsafeMutablePointer<RLBoolean>?) -> RLMessagePortRef? {
+    let function: StaticString = "RLMessagePortCreateLocal"
+    shouldFreeInfo?.pointee = 1
+    guard let callout else {
+        reportError(function, .invalidArgument, "NULL callout")
+        return nil
+    }
+    guard let context else {
+        reportError(function, .invalidArgument, "NULL context")
+        return nil
+    }
+    guard context.pointee.version == 0 else {
+        reportError(function, .invalidArgument, "context version \(context.pointee.version) (only 0 is supported)")
+        return nil
+    }
+    var text: String? = nil
+    if let name {
+        guard let checked = portName(name, function) else { return nil }
+        text = checked
+    }
+    switch LocalPort.make(name: text, callout: callout, context: context.pointee) {
+    case .success(let port):
+        shouldFreeInfo?.pointee = 0
+        return port.opaque
+    case .failure(.nameTaken):
+        reportError(function, .invalidArgument, "the name \"\(text ?? "")\" is in use by another local port")
+        return nil
+    case .failure(.system(let error)):
+        reportError(function, .invalidArgument, "the system refused: \(systemError(error))")
+        return nil
+    }
+}
+
+@c(RLMessagePortCreateRemote)
+public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?) -> RLMessagePortRef? {
+    let function: StaticString = "RLMessagePortCreateRemote"
+    guard let name else {
+        reportError(function, .invalidArgument, "NULL name")
+        return nil
+    }
+    guard let text = portName(name, function) else { return nil }
+    switch RemotePort.connect(text) {
+    case .success(let port):
+        return port.opaque
+    case .failure(.noSuchPort):
+        return nil  // an answer, not a misuse
+    case .failure(.foreignOwner):
+        reportError(function, .invalidArgument, "the port \"\(text)\" belongs to another user")
+        return nil
+    case .failure(.system(let error)):
+        reportError(function, .invalidArgument, "the system refused: \(systemError(error))")
+        return nil
+    }
+}
+
+@c(RLMessagePortIsRemote)
+public func rlMessagePortIsRemote(_ ms: RLMessagePortRef?) -> RLBoolean {
+    borrow(ms, as: .messagePort, "RLMessagePortIsRemote", orElse: 0) { (port: MessagePort) in cBool(port.isRemote) }
+}
+
+@c(RLMessagePortGetName)
+public func rlMessagePortGetName(_ ms: RLMessagePortRef?) -> UnsafePointer<CChar>? {
+    borrow(ms, as: .messagePort, "RLMessagePortGetName", orElse: nil) { (port: MessagePort) in port.nameCString }
+}
+
+@c(RLMessagePortSetName)
+public func rlMessagePortSetName(_ ms: RLMessagePortRef?, _ newName: UnsafePointer<CChar>?) -> RLBoolean {
+    let function: StaticString = "RLMessagePortSetName"
+    return borrow(ms, as: .messagePort, function, orElse: 0) { (port: MessagePort) in
+        guard let local = port as? LocalPort else { return 0 }  // CF: a remote cannot be renamed
+        guard let newName else {
+            reportError(function, .invalidArgument, "NULL name")
+            return 0
+        }
+        guard let text = portName(newName, function) else { return 0 }
+        return cBool(local.rename(text))
+    }
+}
+
+@c(RLMessagePortGetContext)
+public func rlMessagePortGetContext(_ ms: RLMessagePortRef?, _ context: UnsafeMutablePointer<RLMessagePortContext>?) {
+    borrow(ms, as: .messagePort, "RLMessagePortGetContext", orElse: ()) { (port: MessagePort) in
+        guard let context else {
+            reportError("RLMessagePortGetContext", .invalidArgument, "NULL context")
+            return
+        }
+        context.pointee = (port as? LocalPort)?.context ?? RLMessagePortContext()
+    }
+}
+
+@c(RLMessagePortInvalidate)
+public func rlMessagePortInvalidate(_ ms: RLMessagePortRef?) {
+    borrow(ms, as: .messagePort, "RLMessagePortInvalidate", orElse: ()) { (port: MessagePort) in port.invalidate() }
+}
+
+@c(RLMessagePortIsValid)
+public func rlMessagePortIsValid(_ ms: RLMessagePortRef?) -> RLBoolean {
+    borrow(ms, as: .messagePort, "RLMessagePortIsValid", orElse: 0) { (port: MessagePort) in
+        cBool((port as? RemotePort)?.checkValid() ?? port.isValid)
+    }
+}
+
+@c(RLMessagePortGetInvalidationCallBack)
+public func rlMessagePortGetInvalidationCallBack(_ ms: RLMessagePortRef?) -> RLMessagePortInvalidationCallBack? {
+    borrow(ms, as: .messagePort, "RLMessagePortGetInvalidationCallBack", orElse: nil) { (port: MessagePort) in
+        port.invalidationCallBack
+    }
+}
+
+@c(RLMessagePortSetInvalidationCallBack)
+public func rlMessagePortSetInvalidationCallBack(_ ms: RLMessagePortRef?, _ callout: RLMessagePortInvalidationCallBack?) {
+    borrow(ms, as: .messagePort, "RLMessagePortSetInvalidationCallBack", orElse: ()) { (port: MessagePort) in
+        port.setInvalidationCallBack(callout)
+    }
+}
+
+@c(RLMessagePortSendRequest)
+public func rlMessagePortSendRequest(_ remote: RLMessagePortRef?, _ msgid: Int32, _ data: RLDataRef?,
+                                     _ sendTimeout: RLTimeInterval, _ rcvTimeout: RLTimeInterval,
+                                     _ replyMode: RLRunLoopMode?,
+                                     _ returnData: UnsafeMutablePointer<RLDataRef?>?) -> Int32 {
+    let function: StaticString = "RLMessagePortSendRequest"
+    returnData?.pointee = nil
+    return borrow(remote, as: .messagePort, function, orElse: PortStatus.isInvalid) { (port: MessagePort) in
+        guard let remote = port as? RemotePort else {
+            reportError(function, .invalidArgument, "a local port: requests are sent through a remote port")
+            return PortStatus.isInvalid
+        }
+        guard finiteArgument(sendTimeout, "sendTimeout", function),
+              finiteArgument(rcvTimeout, "rcvTimeout", function) else { return PortStatus.transportError }
+        let wantsReply = replyMode != nil
+        let send = { (payload: UnsafeRawBufferPointer?) in
+            remote.send(msgid: msgid, payload: payload, sendTimeout: sendTimeout, rcvTimeout: rcvTimeout, wantsReply: wantsReply)
+        }
+        let outcome: RemotePort.Outcome
+        if let data {
+            outcome = borrow(data, as: .data, function, orElse: .failed(PortStatus.transportError)) { (d: DataBuffer) in
+                guard d.count <= PortWire.maxPayload else {
+                    reportError(function, .invalidArgument, "data of \(d.count) bytes (at most \(PortWire.maxPayload))")
+                    return .failed(PortStatus.transportError)
+                }
+                return send(d.raw)
+            }
+        } else {
+            outcome = send(nil)
+        }
+        switch outcome {
+        case .success(let reply):
+            if let reply {
+                if let returnData { returnData.pointee = reply.opaque } else { reply.releaseRef() }
+            }
+            return PortStatus.success
+        case .failed(let code):
+            return code
+        }
+    }
+}
+
+@c(RLMessagePortCreateRunLoopSource)
+public func rlMessagePortCreateRunLoopSource(_ allocator: RLAllocatorRef?, _ local: RLMessagePortRef?,
+                                             _ order: RLIndex) -> RLRunLoopSourceRef? {
+    let function: StaticString = "RLMessagePortCreateRunLoopSource"
+    return borrow(local, as: .messagePort, function, orElse: nil) { (port: MessagePort) in
+        guard let local = port as? LocalPort else {
+            reportError(function, .invalidArgument, "a remote port has no run-loop source")
+            return nil
+        }
+        return local.runLoopSource(order: order)?.opaque
+    }
+}

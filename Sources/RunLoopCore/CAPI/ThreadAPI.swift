@@ -1,0 +1,36 @@
+import CRunLoop
+
+@c(RLThreadGetTypeID) public func rlThreadGetTypeID() -> RLTypeID { RLTypeID(HandleKind.thread.rawValue) }
+
+@c(RLThreadCreate)
+public func rlThreadCreate(_ name: UnsafePointer<CChar>?) -> RLThreadRef? {
+    guard let worker = WorkerThread.start(name: name.map { String(cString: $0) }) else {
+        reportError("RLThreadCreate", .invalidArgument, "the system refused a thread or its run loop")
+        return nil
+    }
+    return worker.opaque
+}
+
+@c(RLThreadGetRunLoop)
+public func rlThreadGetRunLoop(_ thread: RLThreadRef?) -> RLRunLoopRef? {
+    borrow(thread, as: .thread, "RLThreadGetRunLoop", orElse: nil) { (w: WorkerThread) in w.loop.opaque }
+}
+
+@c(RLThreadPerform)
+public func rlThreadPerform(_ thread: RLThreadRef?, _ fn: RLRunLoopPerformCallBack?,
+                            _ info: UnsafeMutableRawPointer?, _ waitUntilDone: RLBoolean) -> RLBoolean {
+    borrow(thread, as: .thread, "RLThreadPerform", orElse: 0) { (w: WorkerThread) in
+        guard let fn else {
+            reportError("RLThreadPerform", .invalidArgument, "NULL function")
+            return 0
+        }
+        let accepted = waitUntilDone != 0 ? w.performAndWait { fn(info) } : w.enqueue { fn(info) }
+        if !accepted { reportError("RLThreadPerform", .invalidArgument, "the thread was stopped") }
+        return cBool(accepted)
+    }
+}
+
+@c(RLThreadStop)
+public func rlThreadStop(_ thread: RLThreadRef?) {
+    borrow(thread, as: .thread, "RLThreadStop", orElse: ()) { (w: WorkerThread) in w.stop() }
+}

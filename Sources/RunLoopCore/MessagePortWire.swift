@@ -1,0 +1,286 @@
+import CRunLoopShims
+import Glibc
+
+/// The transport of message ports: Unix-domain stream sockets in Linux's
+/// abstract namespace, and the frames that travel on them.  Nothing here
+/// calls user code or takes a lock.
+///
+/// A frame is a 20-byte header `magic, kind|flags, msgid, seq, length`
+/// (native byte order: both ends run on this machine) and `length` bytes.
+/// A request carries the sender's sequence number; its reply carries the
+/// same one, so a reply that arrives after its sender gave up is known
+/// for what it is and dropped.
+package enum PortWire {
+    package static let maxNameLength = 80
+    package static let maxPayload = 64 << 20
+    static let magic: UInt32 = 0x524C_4D50  // "RLMP"
+    static let headerSize = 20
+
+    package enum Kind: UInt32 {
+        case request = 1  // wants a reply
+        case oneWay = 2
+        case reply = 3
+    }
+    /// Flag in the kind word: the payload is data (absent: NULL data).
+    static let hasData: UInt32 = 0x100
+
+    package struct Frame {
+        package var kind: Kind
+        package var msgid: Int32
+        package var seq: UInt32
+        /// nil: NULL data (as opposed to empty data).
+        package var payload: [UInt8]?
+    }
+
+    package static func encode(_ kind: Kind, msgid: Int32, seq: UInt32, payload: UnsafeRawBufferPointer?) -> [UInt8] {
+        let count = payload?.count ?? 0
+        var bytes = [UInt8](repeating: 0, count: headerSize + count)
+        bytes.withUnsafeMutableBytes { out in
+            out.storeBytes(of: magic, toByteOffset: 0, as: UInt32.self)
+            out.storeBytes(of: kind.rawValue | (payload != nil ? hasData : 0), toByteOffset: 4, as: UInt32.self)
+            out.storeBytes(of: msgid, toByteOffset: 8, as: Int32.self)
+            out.storeBytes(of: seq, toByteOffset: 12, as: UInt32.self)
+            out.storeBytes(of: UInt32(count), toByteOffset: 16, as: UInt32.self)
+            if let payload, count > 0 { out.baseAddress!.advanced(by: headerSize).copyMemory(from: payload.baseAddress!, byteCount: count) }
+        }
+        return bytes
+    }
+
+    /// Bytes read from a stream, cut into frames.
+    package struct Reader {
+        private var buffer: [UInt8] = []
+        private var start = 0
+
+        package init() {}
+
+        package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            if start > 0 && start >= buffer.count / 2 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            buffer.append(contentsOf: bytes)
+        }
+
+        /// The next complete frame; nil when more bytes are needed.
+        /// Throws-free: a malformed header gives `.failure`.
+        package mutating func next() -> Result<Frame?, Malformed> {
+            guard buffer.count - start >= PortWire.headerSize else { return .success(nil) }
+            let header = buffer.withUnsafeBytes { raw -> (UInt32, UInt32, Int32, UInt32, UInt32) in
+                let h = UnsafeRawBufferPointer(rebasing: raw[start..<start + PortWire.headerSize])
+                return (h.loadUnaligned(fromByteOffset: 0, as: UInt32.self), h.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
+                        h.loadUnaligned(fromByteOffset: 8, as: Int32.self), h.loadUnaligned(fromByteOffset: 12, as: UInt32.self),
+                        h.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+            }
+            guard header.0 == PortWire.magic, let kind = Kind(rawValue: header.1 & ~PortWire.hasData),
+                  header.1 & ~(PortWire.hasData | 0xFF) == 0, Int(header.4) <= PortWire.maxPayload else {
+                return .failure(Malformed())
+            }
+            let length = Int(header.4)
+            guard buffer.count - start >= PortWire.headerSize + length else { return .success(nil) }
+            let body = start + PortWire.headerSize
+            let payload: [UInt8]? = header.1 & PortWire.hasData != 0 ? Array(buffer[body..<body + length]) : nil
+            start = body + length
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: buffer.count <= 1 << 16)
+                start = 0
+            }
+            return .success(Frame(kind: kind, msgid: header.2, seq: header.3, payload: payload))
+        }
+    }
+
+    package struct Malformed: Error {}
+
+    // MARK: names and sockets
+
+    /// Whether `name` can name a port (1...80 bytes).
+    package static func isValidName(_ name: String) -> Bool {
+        let count = name.utf8.count
+        return count >= 1 && count <= maxNameLength && !name.utf8.contains(0)
+    }
+
+    /// "\0runloop.<uid>.<name>": the abstract socket address of a port.
+    private static func address(_ name: String) -> (sockaddr_un, socklen_t) {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let path = Array("runloop.\(getuid()).\(name)".utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { sun in
+            sun[0] = 0
+            for (i, byte) in path.enumerated() { sun[1 + i] = byte }
+        }
+        let length = MemoryLayout<sa_family_t>.size + 1 + path.count
+        return (addr, socklen_t(length))
+    }
+
+    private static func newSocket() -> Int32 {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    }
+
+    package enum ListenError: Error { case nameTaken, system(Int32) }
+
+    /// A listening socket bound to the port name.
+    package static func listen(_ name: String) -> Result<Int32, ListenError> {
+        let fd = newSocket()
+        guard fd >= 0 else { return .failure(.system(errno)) }
+        var (addr, length) = address(name)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        if bound != 0 {
+            let error = errno
+            close(fd)
+            return .failure(error == EADDRINUSE ? .nameTaken : .system(error))
+        }
+        guard Glibc.listen(fd, SOMAXCONN) == 0 else {
+            let error = errno
+            close(fd)
+            return .failure(.system(error))
+        }
+        return .success(fd)
+    }
+
+    package enum ConnectError: Error { case noSuchPort, foreignOwner, system(Int32) }
+
+    /// A connected, non-blocking socket to the port's listener, checked to
+    /// belong to this user.
+    package static func connect(_ name: String) -> Result<Int32, ConnectError> {
+        let fd = newSocket()
+        guard fd >= 0 else { return .failure(.system(errno)) }
+        var (addr, length) = address(name)
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+        }
+        if connected != 0 {
+            let error = errno
+            close(fd)
+            return .failure(error == ECONNREFUSED || error == ENOENT ? .noSuchPort : .system(error))
+        }
+        guard peerUID(fd) == getuid() else {
+            close(fd)
+            return .failure(.foreignOwner)
+        }
+        return .success(fd)
+    }
+
+    /// Accepts one pending connection (non-blocking, close-on-exec) from a
+    /// peer of this user; nil when none is pending.  Connections from other
+    /// users are closed.
+    package static func accept(_ listenFD: Int32) -> Int32? {
+        while true {
+            let fd = acceptNonBlocking(listenFD)
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return nil
+            }
+            if peerUID(fd) == getuid() { return fd }
+            close(fd)
+        }
+    }
+
+    private static func peerUID(_ fd: Int32) -> uid_t? {
+        var cred = (pid: Int32(0), uid: UInt32(0), gid: UInt32(0))  // struct ucred
+        var length = socklen_t(MemoryLayout.size(ofValue: cred))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 else { return nil }
+        return cred.uid
+    }
+
+    // MARK: moving bytes
+
+    package enum WriteOutcome { case done, timedOut(written: Int), peerGone }
+
+    /// Writes all of `bytes`, waiting in poll() until `deadline`
+    /// (monotonic ns).
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], until deadline: UInt64) -> WriteOutcome {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                written += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else { return .peerGone }
+            switch waitFor(fd, Int16(POLLOUT), until: deadline) {
+            case .ready: continue
+            case .timedOut: return .timedOut(written: written)
+            case .hangup: return .peerGone
+            }
+        }
+        return .done
+    }
+
+    /// Sends what the socket takes now; returns the bytes sent, or nil if
+    /// the peer is gone.
+    package static func writeSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Int? {
+        while true {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : nil
+        }
+    }
+
+    package enum ReadOutcome { case drained, endOfStream }
+
+    /// Reads everything available now into `reader`.
+    package static func readAvailable(_ fd: Int32, into reader: inout Reader) -> ReadOutcome {
+        withUnsafeTemporaryAllocation(byteCount: 65536, alignment: 8) { chunk in
+            while true {
+                let n = recv(fd, chunk.baseAddress, chunk.count, 0)
+                if n > 0 {
+                    reader.append(UnsafeRawBufferPointer(rebasing: chunk[..<n]))
+                    continue
+                }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .drained }
+                return .endOfStream
+            }
+        }
+    }
+
+    package enum PollOutcome { case ready, timedOut, hangup }
+
+    /// Waits in poll() for `events` on fd until `deadline` (monotonic ns).
+    package static func waitFor(_ fd: Int32, _ events: Int16, until deadline: UInt64) -> PollOutcome {
+        while true {
+            let now = rl_monotonic_ns()
+            let remaining = deadline > now ? deadline - now : 0
+            let ms = Int32(min((remaining + 999_999) / 1_000_000, UInt64(Int32.max)))
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let n = poll(&entry, 1, ms)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return .hangup }
+            if n == 0 {
+                if rl_monotonic_ns() >= deadline { return .timedOut }
+                continue
+            }
+            if entry.revents & events != 0 { return .ready }
+            return .hangup  // POLLHUP / POLLERR / POLLNVAL without the asked event
+        }
+    }
+
+    /// Whether the peer has closed its side (non-blocking look).
+    package static func peerClosed(_ fd: Int32) -> Bool {
+        let rdhup: Int16 = 0x2000  // POLLRDHUP (a GNU constant Glibc does not import)
+        var entry = pollfd(fd: fd, events: rdhup, revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return false }
+        return entry.revents & (rdhup | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0
+    }
+}
+
+/// accept4 is a GNU extension the Glibc module does not import: look it up
+/// once (accept + fcntl would leave a window where a fork+exec elsewhere in
+/// the process inherits the connection and keeps it open).
+private typealias Accept4Function = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+private let accept4Function = unsafeBitCast(dlsym(nil, "accept4"), to: Accept4Function?.self)
+
+private func acceptNonBlocking(_ listenFD: Int32) -> Int32 {
+    if let accept4 = accept4Function {
+        return accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+    }
+    let fd = Glibc.accept(listenFD, nil, nil)
+    if fd >= 0 {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return fd
+}

@@ -1,0 +1,149 @@
+import RunLoopKit
+import Testing
+
+/// Scenarios also driven from C (Tests/c/test_<name>.c, ctest): both must
+/// print the lines of Tests/traces/<name>.trace, recorded from the real
+/// CoreFoundation.  This file: what one pass looks like to observers,
+/// one-shot observers, stopping, and the grid of a repeating timer.
+@Suite struct SharedTracePassTests {
+    @Test func anObserverSeesEveryActivityOfAPass() throws {
+        try expectTrace("observer_activities") { trace in
+            let loop = Loop.current
+            let observer = LoopObserver(activities: .allActivities) { _, activity in trace.add("obs \(activity)") }
+            try loop.add(observer, to: .default)
+
+            trace.add("A: one-shot timer in 50 ms, run 1 s")
+            let oneShot = LoopTimer(after: .milliseconds(50)) { _ in trace.add("timer fired (one-shot)") }
+            try loop.add(oneShot)
+            trace.add("A: result \(loop.run(in: .default, for: .seconds(1)))")
+            trace.add("A: one-shot timer valid after firing: \(yesNo(oneShot.isValid))")
+
+            trace.add("B: repeating timer (interval 100 s) first in 50 ms, run 200 ms")
+            let repeating = LoopTimer(after: .milliseconds(50), interval: .seconds(100)) { _ in
+                trace.add("timer fired (repeating)")
+            }
+            try loop.add(repeating)
+            let start = Loop.now
+            trace.add("B: result \(loop.run(in: .default, for: .milliseconds(200)))")
+            trace.check(Loop.now - start >= 0.2 - 0.001, "B ran at least 200 ms")
+            repeating.invalidate()
+            observer.invalidate()
+        }
+    }
+
+    @Test func observersRunByOrderAndAOneShotObserverRunsOnce() throws {
+        try expectTrace("observer_order") { trace in
+            let loop = Loop.current
+            let specs = [(5, "first-added order 5"), (0, "second-added order 0"), (5, "third-added order 5"),
+                         (0, "fourth-added order 0"), (-3, "fifth-added order -3")]
+            let observers = specs.map { order, tag in
+                LoopObserver(activities: [.entry, .exit], order: order) { _, activity in trace.add("\(tag) \(activity)") }
+            }
+            for observer in observers { try loop.add(observer) }
+
+            let once = LoopObserver(activities: [.beforeWaiting, .afterWaiting], repeats: false) { _, activity in
+                trace.add("one-shot \(activity)")
+            }
+            try loop.add(once)
+            trace.add("one-shot repeats: \(yesNo(once.repeats))")
+
+            let timer = LoopTimer(after: .milliseconds(20), interval: .seconds(100)) { _ in trace.add("timer fired") }
+            try loop.add(timer)
+            trace.add("run 50 ms (timer fires once)")
+            trace.add("result \(loop.run(in: .default, for: .milliseconds(50)))")
+            timer.invalidate()
+            trace.add("one-shot valid: \(yesNo(once.isValid))")
+            trace.add("one-shot in default mode: \(yesNo(loop.contains(once, in: .default)))")
+            for observer in observers { observer.invalidate() }
+        }
+    }
+
+    @Test func stopEndsTheInnermostRunFromACalloutOrAnotherThread() throws {
+        try expectTrace("stop") { trace in
+            let loop = Loop.current
+            let sleeping = Gate()
+            let postOnWait = Shared(false)
+            let observer = LoopObserver(activities: .allActivities) { _, activity in
+                trace.add("obs \(activity)")
+                if activity == .beforeWaiting && postOnWait.update({ flag in defer { flag = false }; return flag }) {
+                    sleeping.post()
+                }
+            }
+            try loop.add(observer)
+            let stopper: @Sendable () -> Void = {
+                sleeping.wait()
+                trace.add("other thread: stop")
+                loop.stop()
+            }
+
+            trace.add("A: stop from a timer callout")
+            let stopping = LoopTimer(after: .milliseconds(20), interval: .seconds(100)) { _ in
+                trace.add("timer fired: stop")
+                Loop.current.stop()
+            }
+            try loop.add(stopping)
+            trace.add("A: result \(loop.run(in: .default, for: .seconds(5)))")
+            stopping.invalidate()
+
+            trace.add("B: stop while not running, then run 50 ms")
+            let keep = LoopTimer(after: .seconds(100)) { _ in trace.add("timer fired") }
+            try loop.add(keep)
+            loop.stop()
+            trace.add("B: result \(loop.run(in: .default, for: .milliseconds(50)))")
+
+            trace.add("C: stop from another thread while sleeping")
+            postOnWait.value = true
+            var thread = spawn(stopper)
+            trace.add("C: result \(loop.run(in: .default, for: .seconds(5)))")
+            join(thread)
+
+            trace.add("D: RLRunLoopRun, stopped from another thread")
+            postOnWait.value = true
+            thread = spawn(stopper)
+            loop.run()
+            trace.add("D: RLRunLoopRun returned")
+            join(thread)
+
+            keep.invalidate()
+            observer.invalidate()
+        }
+    }
+
+    @Test func aRepeatingTimerSkipsMissedFireDatesAndKeepsItsGrid() throws {
+        try expectTrace("timer_skip") { trace in
+            let loop = Loop.current
+            let interval = 0.05
+            let first = Loop.now + interval
+            let fires = Shared(0)
+            let secondAt = Shared(0.0)
+            @Sendable func onGrid(_ date: Double) -> (Bool, Int) {
+                let k = (date - first) / interval
+                let slot = Int((k + 0.5).rounded(.down))
+                return (abs(k - Double(slot)) < 0.02, slot)
+            }
+            let timer = LoopTimer(fireDate: first, interval: .milliseconds(50)) { timer in
+                let count = fires.update { n in n += 1; return n }
+                let (grid, slot) = onGrid(timer.nextFireDate)
+                trace.add("firing \(count): next fire date inside callout is on grid: \(yesNo(grid))")
+                if count == 1 {
+                    trace.add("firing 1: next fire date inside callout is slot 0: \(yesNo(grid && slot == 0))")
+                    trace.add("firing 1: overrun 2.5 intervals")
+                    sleepSeconds(2.5 * interval)
+                } else {
+                    secondAt.value = Loop.now
+                    Loop.current.stop()
+                }
+            }
+            try loop.add(timer)
+            trace.add("result \(loop.run(in: .default, for: .seconds(2)))")
+            trace.add("firings: \(fires.value)")
+            trace.add("second firing not before slot 3 (no burst): \(yesNo(secondAt.value >= first + 3 * interval - 0.001))")
+            let next = timer.nextFireDate
+            let (grid, slot) = onGrid(next)
+            trace.add("next fire date on the original grid: \(yesNo(grid))")
+            trace.add("next fire date in the future of the second firing: \(yesNo(next > secondAt.value))")
+            trace.add("next fire date slot >= 4: \(yesNo(slot >= 4))")
+            timer.invalidate()
+        }
+    }
+}

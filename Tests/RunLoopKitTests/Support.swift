@@ -1,0 +1,119 @@
+import Foundation
+import RunLoopKit
+import Testing
+
+/// Runs `body` on a fresh pthread (a fresh run loop, unlike Swift
+/// Testing's pool threads, which keep theirs) and joins it: when this
+/// returns, the thread has exited and its loop has been torn down.
+func onFreshThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, nil, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, box)
+    precondition(rc == 0, "pthread_create failed")
+    pthread_join(thread, nil)
+}
+
+/// Lines recorded by a scenario, compared with Tests/traces/<name>.trace
+/// (the file the C driver of the same scenario is compared with).
+final class Trace: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    var lines: [String] { lock.withLock { recorded } }
+
+    func add(_ line: String) { lock.withLock { recorded.append(line) } }
+
+    static func expected(_ name: String) throws -> [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("traces/\(name).trace"), encoding: .utf8)
+        var lines = text.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+}
+
+/// A value shared between a loop's thread and the test.
+final class Shared<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
+}
+
+/// A one-shot hand-over between threads (the C harness's gate_t).
+final class Gate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var count = 0
+    func post() { condition.lock(); count += 1; condition.broadcast(); condition.unlock() }
+    func wait() { condition.lock(); while count == 0 { condition.wait() }; count -= 1; condition.unlock() }
+    /// Takes a post if there is one, without waiting.
+    func tryTake() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard count > 0 else { return false }
+        count -= 1
+        return true
+    }
+}
+
+func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
+
+/// Lets time pass for timers (never used to order threads).
+func sleepSeconds(_ s: Double) { usleep(UInt32(s * 1_000_000)) }
+
+/// "(null)" when not running, as the C harness prints it.
+func modeName(_ mode: Loop.Mode?) -> String { mode?.name ?? "(null)" }
+
+/// Runs a scenario on a fresh thread, collecting its trace and the
+/// failures of its checks (Swift Testing's #expect needs the test's task,
+/// which a bare pthread does not have), then compares the trace with
+/// Tests/traces/<name>.trace and reports every failed check.
+func scenario(_ name: String, _ body: @escaping @Sendable (Trace) throws -> Void) throws -> (actual: [String], expected: [String], failures: [String]) {
+    let trace = Trace()
+    onFreshThread {
+        do { try body(trace) } catch { trace.fail("thrown: \(error)") }
+    }
+    return (trace.traceLines, try Trace.expected(name), trace.failures)
+}
+
+extension Trace {
+    private static let failureKey = "\u{1}FAIL "
+    /// Records a failed check (kept apart from the trace lines).
+    func fail(_ message: String) { add(Trace.failureKey + message) }
+    /// Records a failure unless `condition`.
+    func check(_ condition: Bool, _ message: String) { if !condition { fail(message) } }
+    var traceLines: [String] { lines.filter { !$0.hasPrefix(Trace.failureKey) } }
+    var failures: [String] { lines.filter { $0.hasPrefix(Trace.failureKey) }.map { String($0.dropFirst(Trace.failureKey.count)) } }
+}
+
+/// Starts `body` on a new thread; `join` it before the test ends.
+func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, nil, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, box)
+    precondition(rc == 0, "pthread_create failed")
+    return thread
+}
+
+func join(_ thread: pthread_t) { pthread_join(thread, nil) }
+
+/// Runs the scenario and expects its trace to equal Tests/traces/<name>.trace
+/// line for line, and every check to hold.
+func expectTrace(_ name: String, sourceLocation: SourceLocation = #_sourceLocation,
+                 _ body: @escaping @Sendable (Trace) throws -> Void) throws {
+    let run = try scenario(name, body)
+    #expect(run.actual == run.expected, sourceLocation: sourceLocation)
+    #expect(run.failures == [], sourceLocation: sourceLocation)
+}

@@ -1,0 +1,95 @@
+/*
+ * cfcompat_syntax.c — compile-only check of <runloop/cfcompat.h>: CF-style
+ * code using every name the header covers builds with gcc (C99, no blocks),
+ * g++ and clang -fblocks (C and C++), warnings as errors.
+ * cmake/Conformance.cmake runs it as the conformance_cfcompat_* tests.
+ */
+#include <runloop/cfcompat.h>
+#include <stdio.h>
+
+static void perform(void *info) { (void)info; }
+static void sched(void *info, CFRunLoopRef rl, CFRunLoopMode mode) { (void)info; (void)rl; (void)mode; }
+static Boolean equal(const void *a, const void *b) { return a == b; }
+static CFHashCode hash(const void *a) { return (CFHashCode)(size_t)a; }
+static const void *retain(const void *info) { return info; }
+static void release(const void *info) { (void)info; }
+static void on_timer(CFRunLoopTimerRef t, void *info) { (void)t; (void)info; }
+static void on_activity(CFRunLoopObserverRef o, CFRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
+
+int main(void)
+{
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopRef main_rl = CFRunLoopGetMain();
+    CFIndex order = 0;
+    CFOptionFlags flags = kCFRunLoopEntry | kCFRunLoopBeforeTimers | kCFRunLoopBeforeSources |
+                          kCFRunLoopBeforeWaiting | kCFRunLoopAfterWaiting | kCFRunLoopExit;
+    CFAllocatorRef alloc = kCFAllocatorDefault;
+    CFStringRef mode = CFSTR("my-mode");
+    CFRunLoopSourceContext sctx = { 0, NULL, retain, release, NULL, equal, hash, sched, sched, perform };
+    CFRunLoopSourceRef s = CFRunLoopSourceCreate(alloc, order, &sctx);
+    CFRunLoopObserverContext octx = { 0, NULL, retain, release, NULL };
+    CFRunLoopObserverRef o = CFRunLoopObserverCreate(alloc, flags | kCFRunLoopAllActivities, TRUE, 0, on_activity, &octx);
+    CFRunLoopTimerContext tctx = { 0, NULL, retain, release, NULL };
+    CFAbsoluteTime when = CFAbsoluteTimeGetCurrent() + 0.01;
+    CFTimeInterval every = 0;
+    CFRunLoopTimerRef t = CFRunLoopTimerCreate(alloc, when, every, 0, 0, on_timer, &tctx);
+    CFRunLoopAddSource(rl, s, mode);
+    CFRunLoopAddObserver(rl, o, kCFRunLoopCommonModes);
+    CFRunLoopAddTimer(rl, t, kCFRunLoopDefaultMode);
+    CFRunLoopAddCommonMode(rl, mode);
+    Boolean in = CFRunLoopContainsSource(rl, s, mode) && CFRunLoopContainsObserver(rl, o, mode) &&
+                 CFRunLoopContainsTimer(rl, t, mode);
+    CFRunLoopSourceSignal(s);
+    CFRunLoopWakeUp(rl);
+    CFRunLoopRunResult r = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, FALSE);
+    Boolean known = r == kCFRunLoopRunFinished || r == kCFRunLoopRunStopped ||
+                    r == kCFRunLoopRunTimedOut || r == kCFRunLoopRunHandledSource;
+    CFStringRef cur = CFRunLoopCopyCurrentMode(rl);
+    if (cur) CFRelease(cur);
+    CFArrayRef all = CFRunLoopCopyAllModes(rl);
+    char buf[64];
+    for (CFIndex i = 0; i < CFArrayGetCount(all); i++) {
+        CFStringRef m = (CFStringRef)CFArrayGetValueAtIndex(all, i);
+        if (CFCompatModeEqual(m, mode) && CFStringGetCString(m, buf, sizeof buf, kCFStringEncodingUTF8))
+            printf("%s %s\n", buf, CFStringGetCStringPtr(m, kCFStringEncodingASCII));
+    }
+    printf("%s\n", CFCompatModeCString(mode, buf, sizeof buf));
+    const void *names[1] = { mode };
+    CFArrayRef list = CFArrayCreate(alloc, names, 1, &kCFTypeArrayCallBacks);
+#if defined(__BLOCKS__)
+    CFRunLoopPerformBlock(rl, list, ^{ CFRunLoopStop(CFRunLoopGetCurrent()); });
+    CFRunLoopTimerRef bt = CFRunLoopTimerCreateWithHandler(alloc, when, 0, 0, 0, ^(CFRunLoopTimerRef x) { (void)x; });
+    CFRunLoopObserverRef bo = CFRunLoopObserverCreateWithHandler(alloc, flags, FALSE, 0,
+                                                                 ^(CFRunLoopObserverRef x, CFRunLoopActivity a) { (void)x; (void)a; });
+    CFRelease(bt);
+    CFRelease(bo);
+#endif
+    CFRelease(list);
+    CFRelease(all);
+    CFRunLoopSourceGetContext(s, &sctx);
+    CFRunLoopObserverGetContext(o, &octx);
+    CFRunLoopTimerGetContext(t, &tctx);
+    CFTypeID ids = CFRunLoopGetTypeID() + CFRunLoopSourceGetTypeID() + CFRunLoopObserverGetTypeID() +
+                   CFRunLoopTimerGetTypeID() + CFArrayGetTypeID() + CFGetTypeID(s);
+    CFHashCode h = (CFHashCode)ids;
+    CFRunLoopTimerSetNextFireDate(t, CFRunLoopTimerGetNextFireDate(t) + CFRunLoopTimerGetInterval(t));
+    CFRunLoopTimerSetTolerance(t, CFRunLoopTimerGetTolerance(t));
+    CFTypeRef kept = CFRetain(main_rl);
+    CFRelease(kept);
+    printf("%d %d %ld %lu %d %d %ld %ld %lu %d %d %d %f\n", in, known, (long)CFRunLoopSourceGetOrder(s),
+           (unsigned long)CFRunLoopObserverGetActivities(o), CFRunLoopObserverDoesRepeat(o),
+           CFRunLoopTimerDoesRepeat(t), (long)CFRunLoopObserverGetOrder(o), (long)CFRunLoopTimerGetOrder(t),
+           (unsigned long)h, CFRunLoopIsWaiting(rl), CFRunLoopSourceIsValid(s) && CFRunLoopObserverIsValid(o),
+           CFRunLoopTimerIsValid(t), CFRunLoopGetNextTimerFireDate(rl, mode));
+    CFRunLoopRemoveSource(rl, s, mode);
+    CFRunLoopRemoveObserver(rl, o, kCFRunLoopCommonModes);
+    CFRunLoopRemoveTimer(rl, t, kCFRunLoopDefaultMode);
+    CFRunLoopSourceInvalidate(s);
+    CFRunLoopObserverInvalidate(o);
+    CFRunLoopTimerInvalidate(t);
+    CFRelease(s);
+    CFRelease(o);
+    CFRelease(t);
+    if (0) CFRunLoopRun();
+    return 0;
+}

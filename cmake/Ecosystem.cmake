@@ -1,0 +1,133 @@
+# Examples and the ecosystem tests: the installed package used from C
+# (pkg-config, find_package) and from SwiftPM, the Python binding, libffi.
+#
+# Included by cmake/Packaging.cmake as a deferred call at the end of the
+# top-level CMakeLists.txt, so that enable_testing() and RunLoopTests.cmake
+# (runloop_add_memcheck) have been processed.
+#
+#   example_<name>        examples/<name>.c built and run; output must equal
+#                         examples/expected/<name>.txt          (label examples)
+#   consumer_install      cmake --install into <build>/consumer/prefix
+#   consumer_pkgconfig    Tests/consumer/c built with `pkg-config runloop`
+#   consumer_find_package Tests/consumer/c built with find_package(runloop)
+#   consumer_swiftpm      Tests/consumer/swiftpm (depends on runloop by path)
+#                         built with swift build and run        (label consumer)
+#   python_pytest         python/tests under pytest, RUNLOOP_LIBRARY = the
+#                         freshly built librunloop.so.0           (label python)
+#   test_ffi              Tests/ffi/test_ffi.c: every call through ffi_call
+#                         (+ memcheck_test_ffi)                      (label ffi)
+set(_rl_src "${CMAKE_CURRENT_SOURCE_DIR}")
+
+# ---- examples (built always; tests only with RUNLOOP_BUILD_TESTS) --------
+file(GLOB RUNLOOP_EXAMPLES CONFIGURE_DEPENDS "${_rl_src}/examples/*.c")
+foreach(_rl_example IN LISTS RUNLOOP_EXAMPLES)
+  get_filename_component(_rl_name "${_rl_example}" NAME_WE)
+  add_executable(example_${_rl_name} "${_rl_example}")
+  set_target_properties(example_${_rl_name} PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
+  target_compile_options(example_${_rl_name} PRIVATE -Wall -Wextra)
+  target_link_libraries(example_${_rl_name} PRIVATE runloop Threads::Threads)
+  if(RUNLOOP_BUILD_TESTS)
+    add_test(NAME example_${_rl_name}
+      COMMAND bash "${_rl_src}/examples/run_example.sh" "$<TARGET_FILE:example_${_rl_name}>"
+        "${_rl_src}/examples/expected/${_rl_name}.txt")
+    set_tests_properties(example_${_rl_name} PROPERTIES LABELS examples TIMEOUT 60)
+  endif()
+endforeach()
+if(TEST example_jank_monitor)
+  # it measures how long a pass takes: keep the other tests off the cores
+  set_tests_properties(example_jank_monitor PROPERTIES RUN_SERIAL ON)
+endif()
+
+if(NOT RUNLOOP_BUILD_TESTS)
+  return()
+endif()
+
+# ---- consumers of the installed tree -------------------------------------
+set(_rl_consumer_work "${CMAKE_BINARY_DIR}/consumer")
+file(MAKE_DIRECTORY "${_rl_consumer_work}")
+set(_rl_consumer "${_rl_src}/Tests/consumer/check_consumer.sh")
+find_program(RUNLOOP_PKG_CONFIG NAMES pkg-config)
+
+add_test(NAME consumer_install
+  COMMAND bash "${_rl_consumer}" install "${CMAKE_BINARY_DIR}" "${_rl_consumer_work}")
+set_tests_properties(consumer_install PROPERTIES
+  LABELS consumer TIMEOUT 120 FIXTURES_SETUP runloop_installed)
+
+if(RUNLOOP_PKG_CONFIG)
+  add_test(NAME consumer_pkgconfig
+    COMMAND bash "${_rl_consumer}" pkgconfig "${_rl_consumer_work}" "${CMAKE_C_COMPILER}")
+  set_tests_properties(consumer_pkgconfig PROPERTIES
+    LABELS consumer TIMEOUT 120 FIXTURES_REQUIRED runloop_installed)
+else()
+  message(STATUS "pkg-config not found: no consumer_pkgconfig test")
+endif()
+
+add_test(NAME consumer_find_package
+  COMMAND bash "${_rl_consumer}" cmake "${_rl_consumer_work}")
+set_tests_properties(consumer_find_package PROPERTIES
+  LABELS consumer TIMEOUT 300 FIXTURES_REQUIRED runloop_installed)
+
+find_program(RUNLOOP_SWIFT NAMES swift HINTS "${_rl_swift_bin}")
+if(RUNLOOP_SWIFT)
+  add_test(NAME consumer_swiftpm
+    COMMAND bash "${_rl_consumer}" swiftpm "${_rl_consumer_work}" "${PROJECT_VERSION}")
+  # swift build uses both cores: run it alone
+  set_tests_properties(consumer_swiftpm PROPERTIES
+    LABELS consumer TIMEOUT 900 RUN_SERIAL ON
+    ENVIRONMENT "PATH=${_rl_swift_bin}:$ENV{PATH}")
+else()
+  message(STATUS "swift not found: no consumer_swiftpm test")
+endif()
+
+# ---- Python binding --------------------------------------------------------
+find_package(Python3 COMPONENTS Interpreter)
+set(_rl_have_pytest OFF)
+if(Python3_Interpreter_FOUND)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pytest"
+    RESULT_VARIABLE _rl_pytest_rc OUTPUT_QUIET ERROR_QUIET)
+  if(_rl_pytest_rc EQUAL 0)
+    set(_rl_have_pytest ON)
+  endif()
+endif()
+if(_rl_have_pytest)
+  add_test(NAME python_pytest
+    COMMAND "${Python3_EXECUTABLE}" -m pytest -q -p no:cacheprovider -p no:benchmark
+      "${_rl_src}/python/tests"
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}")
+  set_tests_properties(python_pytest PROPERTIES
+    LABELS python TIMEOUT 300
+    ENVIRONMENT "RUNLOOP_LIBRARY=$<TARGET_FILE:runloop>;PYTHONPATH=${_rl_src}/python;PYTHONDONTWRITEBYTECODE=1")
+else()
+  message(STATUS "python3 with pytest not found: no python_pytest test "
+    "(python3 -m pip install pytest)")
+endif()
+
+# ---- libffi ----------------------------------------------------------------
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(RUNLOOP_LIBFFI IMPORTED_TARGET libffi)
+endif()
+if(RUNLOOP_LIBFFI_FOUND)
+  # Not linked with librunloop: it dlopen()s the path given on its command line.
+  add_executable(test_ffi "${_rl_src}/Tests/ffi/test_ffi.c")
+  set_target_properties(test_ffi PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
+  target_compile_options(test_ffi PRIVATE -Wall -Wextra)
+  target_include_directories(test_ffi PRIVATE "${_rl_src}/include")
+  target_link_libraries(test_ffi PRIVATE PkgConfig::RUNLOOP_LIBFFI ${CMAKE_DL_LIBS})
+  add_dependencies(test_ffi runloop)
+  add_test(NAME test_ffi COMMAND test_ffi "$<TARGET_FILE:runloop>")
+  set_tests_properties(test_ffi PROPERTIES LABELS ffi TIMEOUT 60)
+  if(RUNLOOP_VALGRIND)
+    # The project's suppressions plus one for glibc's dlopen (Tests/ffi/dlopen.supp).
+    file(READ "${_rl_src}/Tests/valgrind.supp" _rl_supp)
+    file(READ "${_rl_src}/Tests/ffi/dlopen.supp" _rl_supp_ffi)
+    file(WRITE "${CMAKE_BINARY_DIR}/test_ffi.supp" "${_rl_supp}\n${_rl_supp_ffi}")
+    add_test(NAME memcheck_test_ffi
+      COMMAND bash "${_rl_src}/cmake/memcheck.sh" "${RUNLOOP_VALGRIND}"
+        "${CMAKE_BINARY_DIR}/test_ffi.supp" "$<TARGET_FILE:test_ffi>" "$<TARGET_FILE:runloop>")
+    set_tests_properties(memcheck_test_ffi PROPERTIES
+      LABELS memcheck SKIP_RETURN_CODE 77 TIMEOUT ${RUNLOOP_MEMCHECK_TIMEOUT})
+  endif()
+else()
+  message(STATUS "libffi not found (apt-get install libffi-dev): no test_ffi")
+endif()

@@ -1,0 +1,2 @@
+/// Where the examples print: `print` by default, a collector in tests.
+public typealias ExampleOutput = @Sendable (String) -> Void

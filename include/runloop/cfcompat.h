@@ -1,0 +1,413 @@
+/*
+ * runloop/cfcompat.h — compile CoreFoundation run-loop code against runloop.
+ *
+ * Include this header instead of <CoreFoundation/CoreFoundation.h> and link
+ * with -lrunloop: a C or C++ file written against Apple's CFRunLoop.h
+ * compiles unchanged, as long as it uses only what is listed under
+ * "Covered".  Every CF name below is a macro or typedef naming its RL twin
+ * from <runloop/runloop.h>, so the behaviour is runloop's (documented
+ * there), and the program exports or needs no CF symbol.
+ *
+ * Works with gcc and clang, C99 or later and C++; the *WithHandler and
+ * CFRunLoopPerformBlock names exist only when blocks are on (clang -fblocks,
+ * link BlocksRuntime).
+ *
+ * ----------------------------------------------------------------------------
+ * Covered
+ * ----------------------------------------------------------------------------
+ *   Run loops   every function of CFRunLoop.h: CFRunLoopGetCurrent/GetMain,
+ *               Run, RunInMode, Stop, WakeUp, IsWaiting, CopyCurrentMode,
+ *               CopyAllModes, AddCommonMode, GetNextTimerFireDate,
+ *               PerformBlock, Add/Remove/Contains Source/Observer/Timer,
+ *               all CFRunLoopSource*, CFRunLoopObserver*, CFRunLoopTimer*
+ *               functions (Create, CreateWithHandler, Get*, Set*, Invalidate,
+ *               IsValid, GetContext, GetTypeID, tolerance), and the types
+ *               CFRunLoopRef/SourceRef/ObserverRef/TimerRef, CFRunLoopMode,
+ *               CFRunLoopRunResult, CFRunLoopActivity, the three contexts
+ *               and the two callback types.
+ *   Constants   kCFRunLoopDefaultMode, kCFRunLoopCommonModes,
+ *               kCFRunLoopRunFinished/Stopped/TimedOut/HandledSource, the
+ *               activity flags kCFRunLoopEntry ... kCFRunLoopAllActivities.
+ *   Basics      Boolean, TRUE, FALSE, CFIndex, CFOptionFlags, CFHashCode,
+ *               CFTypeID, CFTypeRef, CFTimeInterval, CFAbsoluteTime,
+ *               CFAbsoluteTimeGetCurrent, CFRetain, CFRelease, CFGetTypeID,
+ *               CFAllocatorRef, kCFAllocatorDefault (the allocator is
+ *               ignored; any value may be passed).
+ *   Strings     CFStringRef is `const char *`: mode names are C strings.
+ *               CFSTR("name") gives a mode name (string literals only, as in
+ *               CF).  CFStringGetCString(s, buf, size, encoding) and
+ *               CFStringGetCStringPtr(s, encoding) read a mode name (any
+ *               encoding constant is accepted; the text is the UTF-8 given).
+ *   Arrays      CFArrayRef, CFArrayGetCount, CFArrayGetValueAtIndex and
+ *               CFArrayGetTypeID on what CFRunLoopCopyAllModes returns;
+ *               CFArrayCreate(alloc, values, n, &kCFTypeArrayCallBacks)
+ *               where values are mode names: the array is a mode list,
+ *               usable as the mode argument of CFRunLoopPerformBlock (the
+ *               block runs in any of the modes).  Release it with CFRelease.
+ *   Linux ports CFRunLoopSourceContext1 (version 1: getPort returns a file
+ *               descriptor, perform(info) runs while it is readable),
+ *               CFFileDescriptor* (all of CFFileDescriptor.h), CFData
+ *               basics (CFDataCreate, GetLength, GetBytePtr, GetTypeID) and
+ *               CFMessagePort* (all of CFMessagePort.h, names are C
+ *               strings; between threads and processes of one user) —
+ *               which the real CF lacks on Linux.
+ *
+ * Mode-name helpers (portable: the same names also work when this header is
+ * included AFTER the real <CoreFoundation/CoreFoundation.h>, see below):
+ *   Boolean CFCompatModeEqual(CFStringRef a, CFStringRef b)
+ *       true when both name the same mode (equal text); two NULLs are
+ *       equal, NULL and a name are not.  Use it instead of `a == b`
+ *       (runloop's names are compared by value, CF's are CFString objects)
+ *       and instead of CFEqual (not covered).
+ *   const char *CFCompatModeCString(CFStringRef mode, char *buf, size_t size)
+ *       copies the mode's name (truncated to size - 1 bytes, always
+ *       NUL-terminated) into buf and returns buf; "(null)" for NULL.  For
+ *       printing: printf("%s", CFCompatModeCString(m, buf, sizeof buf)).
+ *
+ * ----------------------------------------------------------------------------
+ * Not covered (does not compile, or means something else)
+ * ----------------------------------------------------------------------------
+ *   - Any other CoreFoundation type or function: CFString creation and
+ *     operations (CFStringCreate*, CFStringCompare, CFShow ...), CFEqual,
+ *     CFHash, CFCopyDescription, CFGetRetainCount, mutable arrays,
+ *     dictionaries, CFDate, CFData beyond the four basics, CFMachPort,
+ *     CFSocket, CFNotificationCenter, Core Foundation's Objective-C and
+ *     Swift bridging.  A CFMessagePort name is a C string, not a CFString.
+ *   - CFSTR of anything but a string literal, and mode names built at run
+ *     time with CFString functions: build the text in a char array
+ *     instead (runloop copies the name when it is given).
+ *   - The contexts' copyDescription member: runloop's returns a malloc()ed
+ *     `char *`, CF's a CFStringRef.  Leave it NULL in portable code.
+ *   - Comparing mode names with `==`: works in CF for the constants only,
+ *     and never reliably in runloop; use CFCompatModeEqual.
+ *   - CFArrayCreate of anything but mode names, callbacks other than
+ *     kCFTypeArrayCallBacks / NULL (ignored: names are copied anyway).
+ *   - Behaviour where runloop follows Apple's documentation and the Linux
+ *     CF differs (timer tolerance is stored, Stop/WakeUp on the loop of an
+ *     exited thread are harmless, ...): see docs/conformance.md.
+ *
+ * ----------------------------------------------------------------------------
+ * Use with the real CoreFoundation
+ * ----------------------------------------------------------------------------
+ * When <CoreFoundation/CoreFoundation.h> (or CFRunLoop.h) was included
+ * first, this header maps nothing and only defines CFCompatModeEqual and
+ * CFCompatModeCString on top of CF's CFString, so one source can be built
+ * against either library:
+ *
+ *     #ifdef USE_REAL_CF
+ *     #include <CoreFoundation/CoreFoundation.h>
+ *     #endif
+ *     #include <runloop/cfcompat.h>
+ */
+#ifndef RUNLOOP_CFCOMPAT_H
+#define RUNLOOP_CFCOMPAT_H
+
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RUNLOOP_CFCOMPAT_UNUSED __attribute__((unused))
+#else
+#define RUNLOOP_CFCOMPAT_UNUSED
+#endif
+
+#ifdef __cplusplus
+#define RUNLOOP_CFCOMPAT_INLINE static inline
+#else
+#define RUNLOOP_CFCOMPAT_INLINE static inline RUNLOOP_CFCOMPAT_UNUSED
+#endif
+
+#if defined(__COREFOUNDATION_CFRUNLOOP__)
+/* ===========================================================================
+ * The real CoreFoundation is in use: the portable helpers only.
+ * ======================================================================== */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+RUNLOOP_CFCOMPAT_INLINE Boolean CFCompatModeEqual(CFStringRef a, CFStringRef b)
+{
+    if (a == b) return 1;
+    if (a == NULL || b == NULL) return 0;
+    return CFStringCompare(a, b, 0) == kCFCompareEqualTo;
+}
+
+RUNLOOP_CFCOMPAT_INLINE const char *CFCompatModeCString(CFStringRef mode, char *buf, size_t size)
+{
+    if (buf == NULL || size == 0) return "";
+    if (mode == NULL) {
+        strncpy(buf, "(null)", size - 1);
+        buf[size - 1] = '\0';
+        return buf;
+    }
+    if (CFStringGetCString(mode, buf, (CFIndex)size, kCFStringEncodingUTF8)) return buf;
+    /* too long: the longest prefix that fits */
+    CFIndex used = 0;
+    CFStringGetBytes(mode, CFRangeMake(0, CFStringGetLength(mode)), kCFStringEncodingUTF8, '?', 0,
+                     (UInt8 *)buf, (CFIndex)size - 1, &used);
+    buf[used] = '\0';
+    return buf;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#else
+/* ===========================================================================
+ * runloop: every CF name is its RL twin.
+ * ======================================================================== */
+
+#include <runloop/runloop.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- basic types ---------------------------------------------------------- */
+typedef RLBoolean Boolean;
+typedef RLIndex CFIndex;
+typedef RLOptionFlags CFOptionFlags;
+typedef RLHashCode CFHashCode;
+typedef RLTypeID CFTypeID;
+typedef RLTypeRef CFTypeRef;
+typedef RLAllocatorRef CFAllocatorRef;
+typedef RLTimeInterval CFTimeInterval;
+typedef RLAbsoluteTime CFAbsoluteTime;
+typedef const char *CFStringRef;          /* mode names only */
+typedef RLArrayRef CFArrayRef;
+
+#ifndef TRUE
+#define TRUE 1
+#endif
+#ifndef FALSE
+#define FALSE 0
+#endif
+
+#define kCFAllocatorDefault ((CFAllocatorRef)NULL)
+/* A mode name from a string literal (CF's CFSTR takes literals only). */
+#define CFSTR(literal) ((CFStringRef)("" literal ""))
+
+#define CFRetain(obj)                  RLRetain(obj)
+#define CFRelease(obj)                 RLRelease(obj)
+#define CFGetTypeID(obj)               RLGetTypeID(obj)
+#define CFAbsoluteTimeGetCurrent       RLAbsoluteTimeGetCurrent
+
+/* --- strings (mode names) ------------------------------------------------- */
+typedef unsigned int CFStringEncoding;
+#define kCFStringEncodingASCII ((CFStringEncoding)0x0600)
+#define kCFStringEncodingUTF8  ((CFStringEncoding)0x08000100)
+
+/* CF's CFStringGetCString: copies the name and NUL into buffer; false (and
+ * nothing useful in buffer) when it does not fit or str is NULL. */
+RUNLOOP_CFCOMPAT_INLINE Boolean CFStringGetCString(CFStringRef str, char *buffer, CFIndex bufferSize,
+                                                   CFStringEncoding encoding)
+{
+    (void)encoding;
+    if (str == NULL || buffer == NULL || bufferSize <= 0) return 0;
+    size_t len = strlen(str);
+    if (len + 1 > (size_t)bufferSize) return 0;
+    memcpy(buffer, str, len + 1);
+    return 1;
+}
+
+/* CF's CFStringGetCStringPtr: the name's own text (never NULL for a name). */
+RUNLOOP_CFCOMPAT_INLINE const char *CFStringGetCStringPtr(CFStringRef str, CFStringEncoding encoding)
+{
+    (void)encoding;
+    return str;
+}
+
+/* --- arrays --------------------------------------------------------------- */
+/* Only the address of kCFTypeArrayCallBacks is used (its members are
+ * ignored: mode names are copied by the library). */
+typedef struct {
+    CFIndex version;
+    const void *retain;
+    const void *release;
+    const void *copyDescription;
+    const void *equal;
+} CFArrayCallBacks;
+static const CFArrayCallBacks kCFTypeArrayCallBacks RUNLOOP_CFCOMPAT_UNUSED = { 0, NULL, NULL, NULL, NULL };
+
+#define CFArrayGetTypeID               RLArrayGetTypeID
+#define CFArrayGetCount                RLArrayGetCount
+#define CFArrayGetValueAtIndex         RLArrayGetValueAtIndex
+
+/* A mode list (values are mode names) for CFRunLoopPerformBlock's mode
+ * argument.  Caller releases.  NULL (with an error line) on bad input. */
+RUNLOOP_CFCOMPAT_INLINE CFArrayRef CFArrayCreate(CFAllocatorRef allocator, const void **values,
+                                                 CFIndex numValues, const CFArrayCallBacks *callBacks)
+{
+    (void)allocator;
+    (void)callBacks;
+    return RLArrayCreateWithModes((const RLRunLoopMode *)values, numValues);
+}
+
+/* --- run-loop types and constants ----------------------------------------- */
+typedef RLRunLoopMode CFRunLoopMode;
+typedef RLRunLoopRef CFRunLoopRef;
+typedef RLRunLoopSourceRef CFRunLoopSourceRef;
+typedef RLRunLoopObserverRef CFRunLoopObserverRef;
+typedef RLRunLoopTimerRef CFRunLoopTimerRef;
+typedef RLRunLoopRunResult CFRunLoopRunResult;
+typedef RLRunLoopActivity CFRunLoopActivity;
+typedef RLRunLoopSourceContext CFRunLoopSourceContext;
+typedef RLRunLoopObserverContext CFRunLoopObserverContext;
+typedef RLRunLoopTimerContext CFRunLoopTimerContext;
+typedef RLRunLoopObserverCallBack CFRunLoopObserverCallBack;
+typedef RLRunLoopTimerCallBack CFRunLoopTimerCallBack;
+
+#define kCFRunLoopDefaultMode          kRLRunLoopDefaultMode
+#define kCFRunLoopCommonModes          kRLRunLoopCommonModes
+#define kCFRunLoopRunFinished          kRLRunLoopRunFinished
+#define kCFRunLoopRunStopped           kRLRunLoopRunStopped
+#define kCFRunLoopRunTimedOut          kRLRunLoopRunTimedOut
+#define kCFRunLoopRunHandledSource     kRLRunLoopRunHandledSource
+#define kCFRunLoopEntry                kRLRunLoopEntry
+#define kCFRunLoopBeforeTimers         kRLRunLoopBeforeTimers
+#define kCFRunLoopBeforeSources        kRLRunLoopBeforeSources
+#define kCFRunLoopBeforeWaiting        kRLRunLoopBeforeWaiting
+#define kCFRunLoopAfterWaiting         kRLRunLoopAfterWaiting
+#define kCFRunLoopExit                 kRLRunLoopExit
+#define kCFRunLoopAllActivities        kRLRunLoopAllActivities
+
+/* --- run loops ------------------------------------------------------------ */
+#define CFRunLoopGetTypeID             RLRunLoopGetTypeID
+#define CFRunLoopGetCurrent            RLRunLoopGetCurrent
+#define CFRunLoopGetMain               RLRunLoopGetMain
+#define CFRunLoopCopyCurrentMode       RLRunLoopCopyCurrentMode
+#define CFRunLoopCopyAllModes          RLRunLoopCopyAllModes
+#define CFRunLoopAddCommonMode         RLRunLoopAddCommonMode
+#define CFRunLoopGetNextTimerFireDate  RLRunLoopGetNextTimerFireDate
+#define CFRunLoopRun                   RLRunLoopRun
+#define CFRunLoopRunInMode             RLRunLoopRunInMode
+#define CFRunLoopIsWaiting             RLRunLoopIsWaiting
+#define CFRunLoopWakeUp                RLRunLoopWakeUp
+#define CFRunLoopStop                  RLRunLoopStop
+#define CFRunLoopContainsSource        RLRunLoopContainsSource
+#define CFRunLoopAddSource             RLRunLoopAddSource
+#define CFRunLoopRemoveSource          RLRunLoopRemoveSource
+#define CFRunLoopContainsObserver      RLRunLoopContainsObserver
+#define CFRunLoopAddObserver           RLRunLoopAddObserver
+#define CFRunLoopRemoveObserver        RLRunLoopRemoveObserver
+#define CFRunLoopContainsTimer         RLRunLoopContainsTimer
+#define CFRunLoopAddTimer              RLRunLoopAddTimer
+#define CFRunLoopRemoveTimer           RLRunLoopRemoveTimer
+#if defined(__BLOCKS__)
+/* mode: a mode name, kCFRunLoopCommonModes or a CFArrayCreate mode list */
+#define CFRunLoopPerformBlock(rl, mode, block) \
+    RLRunLoopPerformBlock((rl), (RLTypeRef)(mode), (block))
+#endif
+
+/* --- sources -------------------------------------------------------------- */
+#define CFRunLoopSourceGetTypeID       RLRunLoopSourceGetTypeID
+#define CFRunLoopSourceCreate          RLRunLoopSourceCreate
+#define CFRunLoopSourceGetOrder        RLRunLoopSourceGetOrder
+#define CFRunLoopSourceInvalidate      RLRunLoopSourceInvalidate
+#define CFRunLoopSourceIsValid         RLRunLoopSourceIsValid
+#define CFRunLoopSourceGetContext      RLRunLoopSourceGetContext
+#define CFRunLoopSourceSignal          RLRunLoopSourceSignal
+
+/* --- observers ------------------------------------------------------------ */
+#define CFRunLoopObserverGetTypeID     RLRunLoopObserverGetTypeID
+#define CFRunLoopObserverCreate        RLRunLoopObserverCreate
+#if defined(__BLOCKS__)
+#define CFRunLoopObserverCreateWithHandler RLRunLoopObserverCreateWithHandler
+#endif
+#define CFRunLoopObserverGetActivities RLRunLoopObserverGetActivities
+#define CFRunLoopObserverDoesRepeat    RLRunLoopObserverDoesRepeat
+#define CFRunLoopObserverGetOrder      RLRunLoopObserverGetOrder
+#define CFRunLoopObserverInvalidate    RLRunLoopObserverInvalidate
+#define CFRunLoopObserverIsValid       RLRunLoopObserverIsValid
+#define CFRunLoopObserverGetContext    RLRunLoopObserverGetContext
+
+/* --- timers --------------------------------------------------------------- */
+#define CFRunLoopTimerGetTypeID        RLRunLoopTimerGetTypeID
+#define CFRunLoopTimerCreate           RLRunLoopTimerCreate
+#if defined(__BLOCKS__)
+#define CFRunLoopTimerCreateWithHandler RLRunLoopTimerCreateWithHandler
+#endif
+#define CFRunLoopTimerGetNextFireDate  RLRunLoopTimerGetNextFireDate
+#define CFRunLoopTimerSetNextFireDate  RLRunLoopTimerSetNextFireDate
+#define CFRunLoopTimerGetInterval      RLRunLoopTimerGetInterval
+#define CFRunLoopTimerDoesRepeat       RLRunLoopTimerDoesRepeat
+#define CFRunLoopTimerGetOrder         RLRunLoopTimerGetOrder
+#define CFRunLoopTimerInvalidate       RLRunLoopTimerInvalidate
+#define CFRunLoopTimerIsValid          RLRunLoopTimerIsValid
+#define CFRunLoopTimerGetContext       RLRunLoopTimerGetContext
+#define CFRunLoopTimerGetTolerance     RLRunLoopTimerGetTolerance
+#define CFRunLoopTimerSetTolerance     RLRunLoopTimerSetTolerance
+
+/* --- version-1 sources, file descriptors, data, message ports ------------ */
+#define CFRunLoopSourceContext1        RLRunLoopSourceContext1
+
+typedef RLFileDescriptorRef CFFileDescriptorRef;
+typedef RLFileDescriptorNativeDescriptor CFFileDescriptorNativeDescriptor;
+typedef RLFileDescriptorCallBack CFFileDescriptorCallBack;
+typedef RLFileDescriptorContext CFFileDescriptorContext;
+#define kCFFileDescriptorReadCallBack  kRLFileDescriptorReadCallBack
+#define kCFFileDescriptorWriteCallBack kRLFileDescriptorWriteCallBack
+#define CFFileDescriptorGetTypeID      RLFileDescriptorGetTypeID
+#define CFFileDescriptorCreate         RLFileDescriptorCreate
+#define CFFileDescriptorGetNativeDescriptor RLFileDescriptorGetNativeDescriptor
+#define CFFileDescriptorGetContext     RLFileDescriptorGetContext
+#define CFFileDescriptorEnableCallBacks RLFileDescriptorEnableCallBacks
+#define CFFileDescriptorDisableCallBacks RLFileDescriptorDisableCallBacks
+#define CFFileDescriptorInvalidate     RLFileDescriptorInvalidate
+#define CFFileDescriptorIsValid        RLFileDescriptorIsValid
+#define CFFileDescriptorCreateRunLoopSource RLFileDescriptorCreateRunLoopSource
+
+typedef RLDataRef CFDataRef;
+#define CFDataGetTypeID                RLDataGetTypeID
+#define CFDataCreate                   RLDataCreate
+#define CFDataGetLength                RLDataGetLength
+#define CFDataGetBytePtr               RLDataGetBytePtr
+
+typedef RLMessagePortRef CFMessagePortRef;
+typedef RLMessagePortContext CFMessagePortContext;
+typedef RLMessagePortCallBack CFMessagePortCallBack;
+typedef RLMessagePortInvalidationCallBack CFMessagePortInvalidationCallBack;
+#define kCFMessagePortSuccess          kRLMessagePortSuccess
+#define kCFMessagePortSendTimeout      kRLMessagePortSendTimeout
+#define kCFMessagePortReceiveTimeout   kRLMessagePortReceiveTimeout
+#define kCFMessagePortIsInvalid        kRLMessagePortIsInvalid
+#define kCFMessagePortTransportError   kRLMessagePortTransportError
+#define kCFMessagePortBecameInvalidError kRLMessagePortBecameInvalidError
+#define CFMessagePortGetTypeID         RLMessagePortGetTypeID
+#define CFMessagePortCreateLocal       RLMessagePortCreateLocal
+#define CFMessagePortCreateRemote      RLMessagePortCreateRemote
+#define CFMessagePortIsRemote          RLMessagePortIsRemote
+#define CFMessagePortGetName           RLMessagePortGetName
+#define CFMessagePortSetName           RLMessagePortSetName
+#define CFMessagePortGetContext        RLMessagePortGetContext
+#define CFMessagePortInvalidate        RLMessagePortInvalidate
+#define CFMessagePortIsValid           RLMessagePortIsValid
+#define CFMessagePortGetInvalidationCallBack RLMessagePortGetInvalidationCallBack
+#define CFMessagePortSetInvalidationCallBack RLMessagePortSetInvalidationCallBack
+#define CFMessagePortSendRequest       RLMessagePortSendRequest
+#define CFMessagePortCreateRunLoopSource RLMessagePortCreateRunLoopSource
+
+/* --- portable mode-name helpers (see the top of this file) ---------------- */
+RUNLOOP_CFCOMPAT_INLINE Boolean CFCompatModeEqual(CFStringRef a, CFStringRef b)
+{
+    if (a == b) return 1;
+    if (a == NULL || b == NULL) return 0;
+    return strcmp(a, b) == 0;
+}
+
+RUNLOOP_CFCOMPAT_INLINE const char *CFCompatModeCString(CFStringRef mode, char *buf, size_t size)
+{
+    if (buf == NULL || size == 0) return "";
+    strncpy(buf, mode == NULL ? "(null)" : mode, size - 1);
+    buf[size - 1] = '\0';
+    return buf;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* real CF or runloop */
+#endif /* RUNLOOP_CFCOMPAT_H */

@@ -1,0 +1,200 @@
+/*
+ * runloop/ports.h — data, message ports and keep-alive worker threads.
+ *
+ * Included by <runloop/runloop.h> (and includes it): CF's CFData (a minimal
+ * part), CFMessagePort (which CoreFoundation does not provide on Linux) and
+ * a "permanent thread" with its own run loop, all with the RL prefix.  The
+ * rules of runloop.h apply: handles are checked on every call (NULL, stale
+ * and wrong-type handles are reported on stderr and the call returns 0 /
+ * NULL); Create/Copy results are released with RLRelease(); Get results are
+ * borrowed.
+ */
+#ifndef RUNLOOP_PORTS_H
+#define RUNLOOP_PORTS_H
+
+#include "runloop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Data (CFData's immutable basics): the payload of message-port requests
+ * ------------------------------------------------------------------------- */
+
+typedef struct __RLData *RLDataRef;
+
+RLTypeID RLDataGetTypeID(void);
+/* A data object holding a copy of `length` bytes at `bytes` (caller
+ * releases).  `bytes` may be NULL only when length is 0.  A negative
+ * length or NULL bytes with a positive length: error, NULL.  Immutable;
+ * usable from any thread. */
+RLDataRef RLDataCreate(RLAllocatorRef allocator, const uint8_t *bytes, RLIndex length);
+/* The number of bytes; 0 on error. */
+RLIndex RLDataGetLength(RLDataRef data);
+/* The bytes (never NULL for a live data object, even when empty), valid
+ * until the data object is destroyed.  NULL on error. */
+const uint8_t *RLDataGetBytePtr(RLDataRef data);
+
+/* ---------------------------------------------------------------------------
+ * Message ports (CFMessagePort)
+ *
+ * A local port has a name and a callout; a remote port is a connection to
+ * the local port of that name, in this process or in another one of the
+ * same user.  RLMessagePortSendRequest() on a remote delivers (msgid, data)
+ * to the local port's callout, which runs on the thread of a run loop
+ * holding the port's source (RLMessagePortCreateRunLoopSource); the data it
+ * returns travels back as the reply.
+ *
+ * Transport: a Unix-domain stream socket in Linux's abstract namespace,
+ * named "runloop.<uid>.<name>", so only programs of the same user meet,
+ * nothing appears in the file system and a name is freed when its port is
+ * invalidated or its process dies.  Both ends check the peer's uid.  A name
+ * is 1 to 80 bytes and must not contain a NUL byte.
+ *
+ * Errors of RLMessagePortSendRequest are CF's codes, returned, not
+ * reported on stderr; misuse (bad handles, a local port passed as remote,
+ * NaN timeouts, data over 64 MiB) is reported and returns
+ * kRLMessagePortIsInvalid or kRLMessagePortTransportError.
+ * ------------------------------------------------------------------------- */
+
+typedef struct __RLMessagePort *RLMessagePortRef;
+
+enum {
+    kRLMessagePortSuccess = 0,
+    kRLMessagePortSendTimeout = -1,       /* the request could not be written in time */
+    kRLMessagePortReceiveTimeout = -2,    /* no reply within rcvTimeout */
+    kRLMessagePortIsInvalid = -3,         /* the port was invalid before the send */
+    kRLMessagePortTransportError = -4,    /* the system refused (or misuse) */
+    kRLMessagePortBecameInvalidError = -5 /* the local side went away while we waited */
+};
+
+/* CF's CFMessagePortContext.  retain(info) is called once when a local port
+ * is created; release(info) once when it is invalidated (or destroyed while
+ * still valid).  copyDescription is stored and returned by GetContext. */
+typedef struct {
+    RLIndex version;
+    void *info;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+} RLMessagePortContext;
+
+/* Handles one request on the local port.  `data` is borrowed: valid during
+ * the callout (RLRetain it, or copy its bytes, to keep it).  The data
+ * returned (NULL for none) is the reply; the library releases it, so
+ * return a reference you own (a new RLDataCreate, or RLRetain(data)). */
+typedef RLDataRef (*RLMessagePortCallBack)(RLMessagePortRef local, int32_t msgid, RLDataRef data, void *info);
+/* Called once when the port becomes invalid, on the thread that noticed. */
+typedef void (*RLMessagePortInvalidationCallBack)(RLMessagePortRef ms, void *info);
+
+RLTypeID RLMessagePortGetTypeID(void);
+
+/* Creates a local port named `name` (NULL: unnamed, name it later with
+ * RLMessagePortSetName).  Caller releases.  *shouldFreeInfo (if not NULL)
+ * is set to false on success and to true when the port was not created, in
+ * which case the library kept no reference to context->info.
+ * Names are unique per user: if a local port of that name exists, in this
+ * process or another, the call fails with an error and returns NULL (CF on
+ * Darwin returns the existing port of this process instead).  NULL callout,
+ * NULL context or a context version other than 0: error, NULL. */
+RLMessagePortRef RLMessagePortCreateLocal(RLAllocatorRef allocator, const char *name, RLMessagePortCallBack callout, RLMessagePortContext *context, RLBoolean *shouldFreeInfo);
+/* Connects to the local port named `name`.  Caller releases.  NULL, with
+ * no error report, when no such port exists (that is an answer, not a
+ * misuse: a client may retry until a server has checked in). */
+RLMessagePortRef RLMessagePortCreateRemote(RLAllocatorRef allocator, const char *name);
+
+RLBoolean RLMessagePortIsRemote(RLMessagePortRef ms);
+/* The port's name, or NULL when unnamed.  Borrowed: valid until the port
+ * is destroyed (a later SetName does not free it). */
+const char *RLMessagePortGetName(RLMessagePortRef ms);
+/* Renames a valid local port: the new name is claimed first and the old one
+ * freed after.  False if the port is remote or invalid, or the name is
+ * taken or malformed (the port keeps its old name). */
+RLBoolean RLMessagePortSetName(RLMessagePortRef ms, const char *newName);
+/* Copies the context given to CreateLocal (zeros for a remote port). */
+void RLMessagePortGetContext(RLMessagePortRef ms, RLMessagePortContext *context);
+/* Makes the port invalid; idempotent; any thread, also from its own
+ * callout.  A local port frees its name at once, closes its connections
+ * (its remotes become invalid), invalidates its run-loop source, then calls
+ * the invalidation callback and releases its info.  A remote port closes
+ * its connection, then calls its invalidation callback. */
+void RLMessagePortInvalidate(RLMessagePortRef ms);
+/* Whether the port is valid.  For a remote port this looks (without
+ * blocking) whether the local side has gone: if so, the remote becomes
+ * invalid here and its invalidation callback runs on this thread. */
+RLBoolean RLMessagePortIsValid(RLMessagePortRef ms);
+RLMessagePortInvalidationCallBack RLMessagePortGetInvalidationCallBack(RLMessagePortRef ms);
+/* Sets the callback run when the port becomes invalid.  If the port is
+ * already invalid, a non-NULL callout is called at once (as in CF). */
+void RLMessagePortSetInvalidationCallBack(RLMessagePortRef ms, RLMessagePortInvalidationCallBack callout);
+
+/* Sends (msgid, data) to the local port behind `remote`.  `data` may be
+ * NULL (the callout then gets NULL).  Times are in seconds; negative means
+ * 0; NaN is an error.
+ *   - sendTimeout bounds the wait to write the request (a receiver that
+ *     does not read lets the socket buffer fill) and to take the remote's
+ *     turn when other threads are sending on it: kRLMessagePortSendTimeout.
+ *     A request cut short is never delivered in part.
+ *   - replyMode NULL: one-way; returns once the request is written.
+ *     Otherwise waits up to rcvTimeout for the reply and stores it in
+ *     *returnData (caller releases; NULL if the callout returned NULL):
+ *     kRLMessagePortReceiveTimeout when it does not come (a late reply is
+ *     discarded).  The calling thread blocks in poll(): it does not run its
+ *     loop while waiting (unlike CF, which runs it in replyMode), so do not
+ *     send to a port served by the calling thread's own loop.
+ *   - kRLMessagePortIsInvalid: the remote was, or turned out to be,
+ *     invalid before the request was written; kRLMessagePortBecameInvalidError:
+ *     the local side went away while we waited for the reply.  Either way
+ *     the remote is now invalid and its invalidation callback has run.
+ * Thread-safe: concurrent senders on one remote take turns. */
+int32_t RLMessagePortSendRequest(RLMessagePortRef remote, int32_t msgid, RLDataRef data, RLTimeInterval sendTimeout, RLTimeInterval rcvTimeout, RLRunLoopMode replyMode, RLDataRef *returnData);
+
+/* The run-loop source through which a local port receives (a version-1
+ * source on a descriptor; caller releases).  Asking again returns the same
+ * source while it is alive.  Add it to one or more modes of one or more
+ * loops: requests are served, one callout at a time per connection, on the
+ * thread of whichever loop finds them first.  NULL (with an error) for a
+ * remote port; NULL for an invalid one. */
+RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLAllocatorRef allocator, RLMessagePortRef local, RLIndex order);
+
+/* ---------------------------------------------------------------------------
+ * Keep-alive worker threads ("permanent threads")
+ *
+ * RLThreadCreate starts a thread that runs its own loop in the default mode
+ * for as long as the RLThread lives; a source that is never signalled keeps
+ * the mode from being empty (the articles' "add a port" trick), and a
+ * RLRunLoopStop() of that loop from a task only makes it run again.  Hand
+ * it work from any thread with RLThreadPerform; stop it with RLThreadStop.
+ * ------------------------------------------------------------------------- */
+
+typedef struct __RLThread *RLThreadRef;
+
+RLTypeID RLThreadGetTypeID(void);
+/* Starts the thread (named `name`, NULL for none; the system shows its
+ * first 15 bytes) and returns once its loop exists.  Caller releases; the
+ * last release of a thread not yet stopped stops it as RLThreadStop does.
+ * NULL (with an error) if the system refuses a thread or descriptors. */
+RLThreadRef RLThreadCreate(const char *name);
+/* The worker's loop.  Borrowed: valid as long as the RLThread (also after
+ * the thread stopped).  Items may be added to it from any thread. */
+RLRunLoopRef RLThreadGetRunLoop(RLThreadRef thread);
+/* Queues fn(info) to run on the worker in its common modes, after every
+ * task queued before, and wakes the worker.  With waitUntilDone, returns
+ * only after fn has returned; called on the worker thread itself, it runs
+ * fn at once (inline) instead of queueing it.  The library does not retain
+ * or release `info`.  Returns false (with an error) once RLThreadStop has
+ * been called, or for a NULL fn. */
+RLBoolean RLThreadPerform(RLThreadRef thread, RLRunLoopPerformCallBack fn, void *info, RLBoolean waitUntilDone);
+/* Stops the worker: every task queued before this call runs, then the loop
+ * stops, the thread exits (its loop is torn down: cancel callbacks of
+ * sources still there run on it) and is joined.  Returns after that; from
+ * the worker itself (inside a task) it only requests the stop and returns.
+ * Idempotent; any thread.  The handle stays valid until released. */
+void RLThreadStop(RLThreadRef thread);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RUNLOOP_PORTS_H */

@@ -1,0 +1,31 @@
+"""runloop: CFRunLoop for Linux, from Python (ctypes; no compiler needed).
+
+    import runloop
+    loop = runloop.RunLoop.current()
+    loop.add_timer(runloop.Timer(lambda t: loop.stop(), delay=0.1))
+    loop.run(runloop.DEFAULT_MODE, 5)      # -> RunResult.STOPPED
+
+Callbacks (timers, sources, observers, perform) run on the loop's thread,
+inside RunLoop.run().  An exception raised by a callback stops that run and
+is raised by run().  Items are released when Python drops them, except that
+an item added to a loop stays alive (and keeps its callable) until it is
+removed or invalidated.  See the C header runloop/runloop.h for the exact
+semantics of every call.
+"""
+from . import _capi
+from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
+from .items import Observer, Source, Timer
+from .loop import RunLoop
+
+__all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
+           "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version"]
+
+
+def absolute_time():
+    """Now, in seconds since 2001-01-01 00:00:00 UTC (CF's epoch)."""
+    return _capi.RLAbsoluteTimeGetCurrent()
+
+
+def library_version():
+    """The loaded librunloop's version, e.g. "0.1.0"."""
+    return _capi.RLGetVersion().decode("ascii")
