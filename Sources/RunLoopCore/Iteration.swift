@@ -97,7 +97,7 @@ extension Loop {
         return !blocks.contains { blockMatchesLocked($0, mode.name) }
     }
 
-    private func blockMatchesLocked(_ block: QueuedBlock, _ name: ModeName) -> Bool {
+    package func blockMatchesLocked(_ block: QueuedBlock, _ name: ModeName) -> Bool {
         block.modes.contains { $0 == name || ($0.isCommonModes && commonModes.contains(name)) }
     }
 
@@ -107,6 +107,7 @@ extension Loop {
     /// observer already running (we are in a nested run from its callout)
     /// is skipped; a non-repeating one is invalidated after its callout.
     package func notifyObservers(_ mode: Mode, _ activity: UInt) {
+        guard mode.observerHint.load(ordering: .acquiring) & activity != 0 else { return }
         let interested: [Observer] = lock.withLock {
             guard mode.observerMask & activity != 0 else { return [] }
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
@@ -119,59 +120,6 @@ extension Loop {
         }
     }
 
-    /// Runs the queued blocks meant for this mode, in the order queued.
-    /// Blocks queued meanwhile wait for the next call.
-    package func runBlocks(_ mode: Mode) {
-        let ready: [() -> Void] = lock.withLock {
-            guard !blocks.isEmpty else { return [] }
-            var ready: [() -> Void] = []
-            var later: [QueuedBlock] = []
-            for block in blocks {
-                if blockMatchesLocked(block, mode.name) { ready.append(block.work) } else { later.append(block) }
-            }
-            blocks = later
-            return ready
-        }
-        for work in ready { work() }
-    }
-
-    /// Performs the signalled sources of this mode by order (ties: first
-    /// signalled first).  Returns whether any was performed.  With
-    /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
-    package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
-        var ready: [Source] = lock.withLock {
-            guard !pending.isEmpty else { return [] }
-            var ready: [Source] = []
-            var later: [Source] = []
-            var seen = Set<ObjectIdentifier>()
-            for source in pending {
-                let id = ObjectIdentifier(source)
-                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else { continue }
-                if mode.sources[id] == nil {
-                    later.append(source)
-                } else if seen.insert(id).inserted {
-                    ready.append(source)
-                }
-            }
-            pending = later
-            return ready
-        }
-        guard !ready.isEmpty else { return false }
-        ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
-        var handled = false
-        for (index, source) in ready.enumerated() {
-            if handled && returnAfterSourceHandled {
-                let rest = ready[index...]
-                lock.withLock { pending.append(contentsOf: rest) }
-                break
-            }
-            guard source.isValid, source.claimPerform() else { continue }
-            source.callbacks.perform()
-            handled = true
-        }
-        return handled
-    }
-
     /// Performs the version-1 sources whose descriptors are ready, all of
     /// them in this pass (by order).  Returns whether any was performed.
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
@@ -182,7 +130,8 @@ extension Loop {
     }
 
     package func earliestTimerDeadline(_ mode: Mode) -> UInt64 {
-        lock.withLock { mode.earliestTimer()?.deadline ?? Clock.never }
+        guard mode.timerHint.load(ordering: .acquiring) > 0 else { return Clock.never }
+        return lock.withLock { mode.earliestTimer()?.deadline ?? Clock.never }
     }
 
     /// Fires every timer of the mode that is due, earliest first, then
@@ -191,6 +140,7 @@ extension Loop {
     /// new fire date keeps that date, other repeating timers continue on
     /// their original grid (skipping missed slots).
     package func fireDueTimers(_ mode: Mode) {
+        guard mode.timerHint.load(ordering: .acquiring) > 0 else { return }
         let now = Clock.monotonicNow()
         let due: [(timer: LoopTimer, epoch: UInt64)] = lock.withLock {
             var due: [(LoopTimer, UInt64)] = []

@@ -56,8 +56,17 @@ package final class Loop: Handled {
     /// Source.ContextIdentity), by hash value.
     package var sourcesByHash: [UInt: [Source]] = [:]
     /// Sources signalled since the last pass (may hold stale duplicates).
-    package var pending: [Source] = []
-    package var blocks: [QueuedBlock] = []
+    package var pending: [Source] = [] {
+        didSet { pendingHint.store(!pending.isEmpty, ordering: .releasing) }
+    }
+    package var blocks: [QueuedBlock] = [] {
+        didSet { blocksHint.store(!blocks.isEmpty, ordering: .releasing) }
+    }
+    /// Whether `pending` / `blocks` are non-empty, readable without the
+    /// lock: a pass skips them cheaply.  A producer sets them under the
+    /// lock before its wake-up, so the pass after that wake-up sees them.
+    package let pendingHint = Atomic<Bool>(false)
+    package let blocksHint = Atomic<Bool>(false)
     package var runs: [RunFrame] = []
     package var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
@@ -241,6 +250,8 @@ package final class Loop: Handled {
             }
             mode.timers[id] = timer
             pushLocked(entry, into: mode)
+            // A loop asleep in this mode must re-arm for the new timer.
+            if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
         }
         item.object.retainRef()
         return .success(())

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One mode of one loop: the sources, observers and timers that fire when
 /// the loop runs in it.  Guarded by the owning loop's lock.
 package final class Mode {
@@ -8,8 +10,16 @@ package final class Mode {
     /// Sorted by (order, time of addition).
     package var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
-    package var observerMask: UInt = 0
-    package var timers: [ObjectIdentifier: LoopTimer] = [:]
+    package var observerMask: UInt = 0 {
+        didSet { observerHint.store(observerMask, ordering: .releasing) }
+    }
+    /// Copies of `observerMask` and `timers.count` readable without the
+    /// loop's lock, so a pass skips locking for what the mode lacks.
+    package let observerHint = Atomic<UInt>(0)
+    package let timerHint = Atomic<Int>(0)
+    package var timers: [ObjectIdentifier: LoopTimer] = [:] {
+        didSet { timerHint.store(timers.count, ordering: .releasing) }
+    }
     package var heap = TimerHeap()
 
     package init(name: ModeName) { self.name = name }

@@ -119,9 +119,11 @@ package final class Poller: @unchecked Sendable {
     /// With `poll`, only looks.  A pending wake-up is consumed either way,
     /// and wake-ups are ignored from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
-        if deadline != armed {
-            _ = rl_timerfd_arm(timerFD, deadline == Clock.never ? 0 : max(deadline, 1))
-            armed = deadline == Clock.never ? 0 : deadline
+        // 0 = disarmed ("never"); re-arm only when the target moves.
+        let target = deadline == Clock.never ? 0 : max(deadline, 1)
+        if target != armed {
+            _ = rl_timerfd_arm(timerFD, target)
+            armed = target
         }
         var timeout: Int32 = -1
         if poll {

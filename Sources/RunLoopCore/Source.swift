@@ -142,9 +142,10 @@ package final class Source: Handled {
     /// Several signals before the loop looks give one perform.
     package func signal() {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
-        let seq = Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        // Already pending: nothing to do (no shared counter, no lock).
+        if signalled.load(ordering: .acquiring) { return }
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
-            signalSeq.store(seq, ordering: .relaxed)
+            signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
             for loop in loops.withLock({ Array($0.values) }) {
                 loop.enqueuePending(self)
             }

@@ -1,0 +1,132 @@
+/*
+ * bench.h — shared helpers of the benchmark programs in Benchmarks/:
+ * clocks, percentiles, resource usage, the RESULT line format read by
+ * scripts/bench.sh, and a seeded shuffle.
+ *
+ * Every program prints one line per measured value:
+ *   RESULT <workload> <impl> <metric> <value> <unit>
+ * and nothing else on stdout.  Diagnostics go to stderr.
+ */
+#ifndef RUNLOOP_BENCH_H
+#define RUNLOOP_BENCH_H
+
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define B_UNUSED __attribute__((unused))
+
+static B_UNUSED uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static B_UNUSED void result(const char *workload, const char *impl, const char *metric,
+                            double value, const char *unit)
+{
+    printf("RESULT %s %s %s %.6g %s\n", workload, impl, metric, value, unit);
+    fflush(stdout);
+}
+
+static B_UNUSED int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile (0..100) of v[0..n), sorting v in place. */
+static B_UNUSED double percentile(uint64_t *v, size_t n, double p)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_u64);
+    size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+    return (double)v[i < n ? i : n - 1];
+}
+
+/* Same for signed samples (lateness may be negative). */
+static B_UNUSED int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+static B_UNUSED double percentile_i64(int64_t *v, size_t n, double p)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_i64);
+    size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+    return (double)v[i < n ? i : n - 1];
+}
+
+/* Voluntary context switches and CPU time (µs) of the calling thread. */
+struct thread_usage { long nvcsw; double cpu_us; };
+static B_UNUSED struct thread_usage thread_usage(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    struct thread_usage u = {
+        ru.ru_nvcsw,
+        (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)
+    };
+    return u;
+}
+
+/* Resident set size in bytes (/proc/self/statm). */
+static B_UNUSED long rss_bytes(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+    return resident * sysconf(_SC_PAGESIZE);
+}
+
+/* A shuffled 0..n-1 (fixed seed: every implementation gets the same). */
+static B_UNUSED uint32_t *shuffled(size_t n)
+{
+    uint32_t *p = malloc(n * sizeof *p);
+    if (!p) { perror("malloc"); exit(2); }
+    for (size_t i = 0; i < n; i++) p[i] = (uint32_t)i;
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    for (size_t i = n; i > 1; i--) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        size_t j = (size_t)((s >> 33) % i);
+        uint32_t t = p[i - 1]; p[i - 1] = p[j]; p[j] = t;
+    }
+    return p;
+}
+
+static B_UNUSED void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p) { perror("calloc"); exit(2); }
+    return p;
+}
+
+static B_UNUSED pthread_t spawn(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, fn, arg) != 0) { perror("pthread_create"); exit(2); }
+    return t;
+}
+
+static B_UNUSED long arg_long(int argc, char **argv, int i, long dflt)
+{
+    return argc > i ? strtol(argv[i], NULL, 10) : dflt;
+}
+
+/* Malloc counters, filled by malloc_count.c when it is linked in. */
+struct malloc_stats { unsigned long calls; unsigned long bytes; unsigned long heap_in_use; };
+/* Weak: NULL in programs built without malloc_count.c. */
+struct malloc_stats malloc_stats_now(void) __attribute__((weak));
+
+#endif /* RUNLOOP_BENCH_H */

@@ -1,0 +1,147 @@
+/*
+ * bench_floor.c — the raw Linux floor (impl "floor"): what the workloads
+ * cost with nothing but eventfd + epoll (+ timerfd), no library.
+ *
+ *   bench_floor pingpong ROUNDS           two threads, an eventfd each: A
+ *                                         writes B's, B's epoll_wait returns,
+ *                                         B reads and writes A's
+ *   bench_floor signal PRODUCERS ITEMS    one eventfd write per op; the
+ *                                         consumer epoll_waits and reads
+ *   bench_floor lateness FIRES            absolute CLOCK_MONOTONIC timerfd
+ *                                         every 2 ms, lateness of each read
+ * Other workloads print nothing (no meaningful floor).
+ */
+#include "bench.h"
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
+#define IMPL "floor"
+
+static int waiter(int fd)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    return ep;
+}
+
+/* Waits for fd's epoll and reads the eventfd; returns the count read. */
+static uint64_t wait_read(int ep, int fd)
+{
+    struct epoll_event ev;
+    uint64_t v = 0;
+    while (epoll_wait(ep, &ev, 1, -1) != 1) {}
+    if (read(fd, &v, sizeof v) != sizeof v) return 0;
+    return v;
+}
+
+static void poke(int fd)
+{
+    uint64_t one = 1;
+    if (write(fd, &one, sizeof one) != sizeof one) perror("write");
+}
+
+struct pingpong { int fd[2], ep[2]; long rounds; uint64_t *rtt; };
+
+static void *pp_b(void *arg)
+{
+    struct pingpong *p = arg;
+    for (long i = 0; i < p->rounds; i++) {
+        wait_read(p->ep[1], p->fd[1]);
+        poke(p->fd[0]);
+    }
+    return NULL;
+}
+
+static void *pp_a(void *arg)
+{
+    struct pingpong *p = arg;
+    long warm = p->rounds / 10 + 100;
+    for (long i = -warm; i < p->rounds - warm; i++) {
+        uint64_t t0 = now_ns();
+        poke(p->fd[1]);
+        wait_read(p->ep[0], p->fd[0]);
+        if (i >= 0) p->rtt[i] = now_ns() - t0;
+    }
+    return NULL;
+}
+
+static void bench_pingpong(long rounds)
+{
+    struct pingpong p;
+    p.rounds = rounds;
+    long n = rounds - (rounds / 10 + 100);
+    p.rtt = xcalloc((size_t)rounds, sizeof *p.rtt);
+    for (int i = 0; i < 2; i++) {
+        p.fd[i] = eventfd(0, EFD_CLOEXEC);
+        p.ep[i] = waiter(p.fd[i]);
+    }
+    pthread_t b = spawn(pp_b, &p), a = spawn(pp_a, &p);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)n, 50) / 1e3, "us");
+    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)n, 99) / 1e3, "us");
+}
+
+struct flood { int fd, ep, producers; long items; pthread_barrier_t go; };
+
+static void *flood_producer(void *arg)
+{
+    struct flood *f = arg;
+    pthread_barrier_wait(&f->go);
+    for (long i = 0; i < f->items; i++) poke(f->fd);
+    return NULL;
+}
+
+static void bench_signal(int producers, long items)
+{
+    struct flood f = { eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), -1, producers, items, {{0}} };
+    f.ep = waiter(f.fd);
+    pthread_barrier_init(&f.go, NULL, (unsigned)producers + 1);
+    pthread_t p[2];
+    for (int i = 0; i < producers; i++) p[i] = spawn(flood_producer, &f);
+    uint64_t t0 = now_ns();
+    pthread_barrier_wait(&f.go);
+    uint64_t got = 0, wakes = 0;
+    while (got < (uint64_t)(items * producers)) {
+        got += wait_read(f.ep, f.fd);
+        wakes++;
+    }
+    uint64_t t1 = now_ns();
+    for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
+    char name[32];
+    snprintf(name, sizeof name, "signal%d", producers);
+    result(name, IMPL, "rate", (double)(items * producers) / ((double)(t1 - t0) / 1e9), "ops/s");
+    result(name, IMPL, "ops_per_callout", (double)got / (double)wakes, "x");
+}
+
+static void bench_lateness(long fires)
+{
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    int ep = waiter(fd);
+    int64_t *ns = xcalloc((size_t)fires, sizeof *ns);
+    uint64_t due = now_ns();
+    for (long i = 0; i < fires; i++) {
+        due += 2000000;
+        struct itimerspec its = { { 0, 0 }, { (time_t)(due / 1000000000u), (long)(due % 1000000000u) } };
+        timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+        wait_read(ep, fd);
+        ns[i] = (int64_t)(now_ns() - due);
+    }
+    result("lateness", IMPL, "p50", percentile_i64(ns, (size_t)fires, 50) / 1e3, "us");
+    result("lateness", IMPL, "p99", percentile_i64(ns, (size_t)fires, 99) / 1e3, "us");
+}
+
+int main(int argc, char **argv)
+{
+    const char *w = argc > 1 ? argv[1] : "";
+    if (!strcmp(w, "pingpong")) bench_pingpong(arg_long(argc, argv, 2, 100000));
+    else if (!strcmp(w, "signal")) bench_signal((int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    else if (!strcmp(w, "lateness")) bench_lateness(arg_long(argc, argv, 2, 500));
+    else if (!strcmp(w, "perform") || !strcmp(w, "timers") || !strcmp(w, "sources") ||
+             !strcmp(w, "idle") || !strcmp(w, "memory")) return 0;
+    else { fprintf(stderr, "usage: %s pingpong|signal|lateness [args]\n", argv[0]); return 2; }
+    return 0;
+}

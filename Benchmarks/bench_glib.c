@@ -1,0 +1,383 @@
+/*
+ * bench_glib.c — the workloads of bench_loop.c written for GLib's
+ * GMainContext (impl "glib"), each in GLib's own idiom:
+ *   - a version-0 source is a custom GSource driven by its ready time;
+ *     "signal + wake" is g_source_set_ready_time(source, 0) (thread-safe,
+ *     wakes the owning context);
+ *   - perform-function is g_main_context_invoke() from another thread;
+ *   - timers are custom GSources with microsecond ready times (GLib's
+ *     g_timeout_* are millisecond based).  GLib does not fire due sources
+ *     in deadline order: the timers row measures its cost, not CF's order.
+ * Same command line as bench_loop.c.
+ */
+#include "bench.h"
+#include <glib.h>
+#include <stdatomic.h>
+
+#define IMPL "glib"
+
+typedef struct {
+    GSource base;
+    void (*fn)(GSource *, void *);
+    void *info;
+    gboolean once;
+} FnSource;
+
+static gboolean fn_dispatch(GSource *s, GSourceFunc cb, gpointer ud)
+{
+    (void)cb; (void)ud;
+    FnSource *f = (FnSource *)s;
+    if (!f->once) g_source_set_ready_time(s, -1);
+    f->fn(s, f->info);
+    return f->once ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs fn_funcs = { NULL, NULL, fn_dispatch, NULL, NULL, NULL };
+
+/* A source of ctx calling fn when its ready time passes; caller unrefs. */
+static GSource *fn_source(GMainContext *ctx, void (*fn)(GSource *, void *), void *info,
+                          gint64 ready, gboolean once)
+{
+    GSource *s = g_source_new(&fn_funcs, sizeof(FnSource));
+    FnSource *f = (FnSource *)s;
+    f->fn = fn;
+    f->info = info;
+    f->once = once;
+    g_source_set_ready_time(s, ready);
+    g_source_attach(s, ctx);
+    return s;
+}
+
+static GMainContext *thread_context(void)
+{
+    GMainContext *ctx = g_main_context_new();
+    g_main_context_push_thread_default(ctx);
+    return ctx;
+}
+
+static void run_until(GMainContext *ctx, atomic_int *done)
+{
+    while (!atomic_load(done)) g_main_context_iteration(ctx, TRUE);
+}
+
+/* 1. ping-pong -------------------------------------------------------- */
+struct pingpong {
+    GMainContext *ctx[2];
+    GSource *src[2];
+    pthread_barrier_t ready;
+    atomic_int done;
+    long rounds, count;
+    uint64_t t0, *rtt;
+};
+
+static void pp_kick(struct pingpong *p) { p->t0 = now_ns(); g_source_set_ready_time(p->src[1], 0); }
+
+static void pp_b(GSource *s, void *info)
+{
+    (void)s;
+    struct pingpong *p = info;
+    g_source_set_ready_time(p->src[0], 0);
+}
+
+static void pp_a(GSource *s, void *info)
+{
+    (void)s;
+    struct pingpong *p = info;
+    uint64_t t = now_ns();
+    if (p->count >= 0) p->rtt[p->count] = t - p->t0;
+    if (++p->count == p->rounds) {
+        atomic_store(&p->done, 1);
+        g_main_context_wakeup(p->ctx[1]);
+        return;
+    }
+    pp_kick(p);
+}
+
+static void *pp_thread(void *arg)
+{
+    struct pingpong *p = ((void **)arg)[0];
+    int me = (int)(intptr_t)((void **)arg)[1];
+    p->ctx[me] = thread_context();
+    p->src[me] = fn_source(p->ctx[me], me ? pp_b : pp_a, p, -1, FALSE);
+    pthread_barrier_wait(&p->ready);
+    if (me == 0) pp_kick(p);
+    run_until(p->ctx[me], &p->done);
+    return NULL;
+}
+
+static void bench_pingpong(long rounds)
+{
+    struct pingpong p;
+    memset(&p, 0, sizeof p);
+    p.rounds = rounds;
+    p.count = -(rounds / 10 + 100);
+    p.rtt = xcalloc((size_t)rounds, sizeof *p.rtt);
+    pthread_barrier_init(&p.ready, NULL, 2);
+    void *a0[2] = { &p, (void *)0 }, *a1[2] = { &p, (void *)1 };
+    pthread_t b = spawn(pp_thread, a1), a = spawn(pp_thread, a0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
+    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+}
+
+/* 2. throughput ------------------------------------------------------- */
+struct flood {
+    GMainContext *ctx;
+    GSource *src;
+    pthread_barrier_t ready, go;
+    atomic_int done, producers_done;
+    int producers, use_signal;
+    long items, consumed, performs;
+    uint64_t t_end;
+};
+
+static void flood_stop(struct flood *f) { f->t_end = now_ns(); atomic_store(&f->done, 1); }
+
+static gboolean flood_item(gpointer info)
+{
+    struct flood *f = info;
+    if (++f->consumed == f->items * f->producers) flood_stop(f);
+    return G_SOURCE_REMOVE;
+}
+
+static void flood_perform(GSource *s, void *info)
+{
+    (void)s;
+    struct flood *f = info;
+    f->performs++;
+    if (atomic_load(&f->producers_done) == f->producers && !atomic_load(&f->done)) flood_stop(f);
+}
+
+static void *flood_consumer(void *arg)
+{
+    struct flood *f = arg;
+    f->ctx = thread_context();
+    f->src = fn_source(f->ctx, flood_perform, f, -1, FALSE);
+    pthread_barrier_wait(&f->ready);
+    run_until(f->ctx, &f->done);
+    return NULL;
+}
+
+static void *flood_producer(void *arg)
+{
+    struct flood *f = arg;
+    pthread_barrier_wait(&f->go);
+    for (long i = 0; i < f->items; i++) {
+        if (f->use_signal) g_source_set_ready_time(f->src, 0);
+        else g_main_context_invoke(f->ctx, flood_item, f);
+    }
+    if (f->use_signal && atomic_fetch_add(&f->producers_done, 1) + 1 == f->producers)
+        g_source_set_ready_time(f->src, 0);
+    return NULL;
+}
+
+static void bench_flood(int use_signal, int producers, long items)
+{
+    struct flood f;
+    memset(&f, 0, sizeof f);
+    f.use_signal = use_signal;
+    f.producers = producers;
+    f.items = items;
+    pthread_barrier_init(&f.ready, NULL, 2);
+    pthread_barrier_init(&f.go, NULL, (unsigned)producers + 1);
+    pthread_t c = spawn(flood_consumer, &f);
+    pthread_barrier_wait(&f.ready);
+    pthread_t p[2];
+    for (int i = 0; i < producers; i++) p[i] = spawn(flood_producer, &f);
+    uint64_t t0 = now_ns();
+    pthread_barrier_wait(&f.go);
+    for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
+    pthread_join(c, NULL);
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", use_signal ? "signal" : "perform", producers);
+    result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
+    if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
+}
+
+/* 3. timers ----------------------------------------------------------- */
+struct timers { long n, fired; atomic_int done; };
+
+static void timer_fired(GSource *s, void *info)
+{
+    (void)s;
+    struct timers *t = info;
+    if (++t->fired == t->n) atomic_store(&t->done, 1);
+}
+
+static void *timers_thread(void *arg)
+{
+    struct timers *t = arg;
+    GMainContext *ctx = thread_context();
+    uint32_t *perm = shuffled((size_t)t->n);
+    gint64 base = g_get_monotonic_time() - 1000000 - t->n;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < t->n; i++) g_source_unref(fn_source(ctx, timer_fired, t, base + perm[i], TRUE));
+    uint64_t t1 = now_ns();
+    run_until(ctx, &t->done);
+    uint64_t t2 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "timers%ld", t->n);
+    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
+    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
+    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)t->n, "ns");
+    free(perm);
+    return NULL;
+}
+
+/* 4. sources ---------------------------------------------------------- */
+struct sources { long n, events, performed; };
+
+static void source_performed(GSource *s, void *info) { (void)s; ((struct sources *)info)->performed++; }
+
+static void *sources_thread(void *arg)
+{
+    struct sources *s = arg;
+    GMainContext *ctx = thread_context();
+    GSource **src = xcalloc((size_t)s->n, sizeof *src);
+    for (long i = 0; i < s->n; i++) src[i] = fn_source(ctx, source_performed, s, -1, FALSE);
+    uint64_t r = 12345, t0 = 0;
+    long warm = s->events / 10;
+    for (long i = -warm; i < s->events; i++) {
+        if (i == 0) t0 = now_ns();
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        g_source_set_ready_time(src[(r >> 33) % (uint64_t)s->n], 0);
+        g_main_context_iteration(ctx, FALSE);
+    }
+    uint64_t t1 = now_ns();
+    if (s->performed != s->events + warm)
+        fprintf(stderr, "sources: %ld performs for %ld events\n", s->performed, s->events + warm);
+    char name[32];
+    snprintf(name, sizeof name, "sources%ld", s->n);
+    result(name, IMPL, "per_event", (double)(t1 - t0) / (double)s->events, "ns");
+    return NULL;
+}
+
+/* 6. idle ------------------------------------------------------------- */
+static gboolean tick(gpointer p) { (void)p; return G_SOURCE_CONTINUE; }
+static gboolean quit(gpointer p) { atomic_store((atomic_int *)p, 1); return G_SOURCE_REMOVE; }
+
+static void *idle_thread(void *arg)
+{
+    int with_timer = *(int *)arg;
+    GMainContext *ctx = thread_context();
+    atomic_int done = 0;
+    GSource *q = g_timeout_source_new(3250);
+    g_source_set_callback(q, quit, &done, NULL);
+    g_source_attach(q, ctx);
+    if (with_timer) {
+        GSource *t = g_timeout_source_new(1000);
+        g_source_set_callback(t, tick, NULL, NULL);
+        g_source_attach(t, ctx);
+    }
+    struct thread_usage u0 = thread_usage();
+    run_until(ctx, &done);
+    struct thread_usage u1 = thread_usage();
+    const char *name = with_timer ? "idle_timer" : "idle";
+    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
+    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    return NULL;
+}
+
+/* 7. lateness --------------------------------------------------------- */
+struct late { long fires, count; int64_t *ns; atomic_int done; };
+
+/* A source that re-arms itself 2 ms after the due time it served. */
+typedef struct { GSource base; struct late *l; gint64 due; } LateSource;
+
+static gboolean late_dispatch(GSource *s, GSourceFunc cb, gpointer ud)
+{
+    (void)cb; (void)ud;
+    LateSource *ls = (LateSource *)s;
+    struct late *l = ls->l;
+    gint64 now = g_get_monotonic_time();
+    if (l->count < l->fires) l->ns[l->count++] = (now - ls->due) * 1000;
+    if (l->count == l->fires) { atomic_store(&l->done, 1); return G_SOURCE_REMOVE; }
+    ls->due += 2000;
+    g_source_set_ready_time(s, ls->due);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs late_funcs = { NULL, NULL, late_dispatch, NULL, NULL, NULL };
+
+static void *late_thread(void *arg)
+{
+    struct late *l = arg;
+    GMainContext *ctx = thread_context();
+    GSource *s = g_source_new(&late_funcs, sizeof(LateSource));
+    ((LateSource *)s)->l = l;
+    ((LateSource *)s)->due = g_get_monotonic_time() + 2000;
+    g_source_set_ready_time(s, ((LateSource *)s)->due);
+    g_source_attach(s, ctx);
+    run_until(ctx, &l->done);
+    result("lateness", IMPL, "p50", percentile_i64(l->ns, (size_t)l->fires, 50) / 1e3, "us");
+    result("lateness", IMPL, "p99", percentile_i64(l->ns, (size_t)l->fires, 99) / 1e3, "us");
+    return NULL;
+}
+
+/* 8. memory ----------------------------------------------------------- */
+struct mem_sample { struct malloc_stats m; long rss; };
+static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
+
+static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "mem_%s", what);
+    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
+    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
+    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
+}
+
+static void bench_memory(long n)
+{
+    if (!malloc_stats_now) { fprintf(stderr, "memory: no malloc counter in this build\n"); exit(2); }
+    enum { LOOPS = 64 };
+    GMainContext *loops[LOOPS];
+    struct mem_sample a = mem_now();
+    for (int i = 0; i < LOOPS; i++) loops[i] = g_main_context_new();
+    struct mem_sample b = mem_now();
+    mem_report("loop", a, b, LOOPS);
+    GMainContext *ctx = loops[0];
+    a = mem_now();
+    for (long i = 0; i < n; i++) {
+        GSource *t = g_timeout_source_new(1000000000u);
+        g_source_set_callback(t, tick, NULL, NULL);
+        g_source_attach(t, ctx);
+        g_source_unref(t);
+    }
+    b = mem_now();
+    for (long i = 0; i < n; i++) g_source_unref(fn_source(ctx, source_performed, NULL, -1, FALSE));
+    struct mem_sample c = mem_now();
+    mem_report("timer", a, b, n);
+    mem_report("source", b, c, n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *w = argc > 1 ? argv[1] : "";
+    if (!strcmp(w, "pingpong")) {
+        bench_pingpong(arg_long(argc, argv, 2, 100000));
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
+        bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "timers")) {
+        struct timers t = { arg_long(argc, argv, 2, 1000), 0, 0 };
+        pthread_join(spawn(timers_thread, &t), NULL);
+    } else if (!strcmp(w, "sources")) {
+        struct sources s = { arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000), 0 };
+        pthread_join(spawn(sources_thread, &s), NULL);
+    } else if (!strcmp(w, "idle")) {
+        int with_timer = (int)arg_long(argc, argv, 2, 0);
+        pthread_join(spawn(idle_thread, &with_timer), NULL);
+    } else if (!strcmp(w, "lateness")) {
+        struct late l = { arg_long(argc, argv, 2, 500), 0, NULL, 0 };
+        l.ns = xcalloc((size_t)l.fires, sizeof *l.ns);
+        pthread_join(spawn(late_thread, &l), NULL);
+        free(l.ns);
+    } else if (!strcmp(w, "memory")) {
+        bench_memory(arg_long(argc, argv, 2, 100000));
+    } else {
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        return 2;
+    }
+    return 0;
+}

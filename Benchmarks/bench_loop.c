@@ -1,0 +1,515 @@
+/*
+ * bench_loop.c — the CFRunLoop-shaped workloads, built twice from this one
+ * source: against runloop (impl "runloop") and, with -DBENCH_CF, against the
+ * toolchain's CoreFoundation (impl "cf").  Every loop runs on a secondary
+ * thread in the default mode (on CF's main thread the common modes also
+ * serve the libdispatch main queue).
+ *
+ *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
+ *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
+ *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
+ *   bench_loop timers    N                N one-shot timers, run until all fired
+ *   bench_loop sources   N EVENTS         N sources, signal one at a time
+ *   bench_loop idle      TIMER(0|1)       wake-ups over 3.25 s
+ *   bench_loop lateness  FIRES            timer lateness at tolerance 0
+ *   bench_loop memory    N                bytes per loop / timer / source
+ *                                         (the *_mem build only)
+ */
+#include "bench.h"
+#include <stdatomic.h>
+
+#ifdef BENCH_CF
+#include <CoreFoundation/CoreFoundation.h>
+#define X(name) CF##name
+#define K(name) kCF##name
+#define IMPL "cf"
+typedef Boolean XBoolean;
+#else
+#include <runloop/runloop.h>
+#define X(name) RL##name
+#define K(name) kRL##name
+#define IMPL "runloop"
+typedef RLBoolean XBoolean;
+#endif
+
+#define MODE K(RunLoopDefaultMode)
+typedef X(RunLoopRef) LoopRef;
+typedef X(RunLoopSourceRef) SourceRef;
+typedef X(RunLoopTimerRef) TimerRef;
+
+/* Queues fn(info) on rl (CF on Linux exports no CFRunLoopPerformFunction:
+ * its build uses CFRunLoopPerformBlock, what a CF user would write). */
+static void post(LoopRef rl, void (*fn)(void *), void *info)
+{
+#ifdef BENCH_CF
+    CFRunLoopPerformBlock(rl, MODE, ^{ fn(info); });
+#else
+    RLRunLoopPerformFunction(rl, MODE, fn, info);
+#endif
+}
+
+static SourceRef new_source(void *info, void (*perform)(void *))
+{
+    X(RunLoopSourceContext) ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.info = info;
+    ctx.perform = perform;
+    return X(RunLoopSourceCreate)(NULL, 0, &ctx);
+}
+
+static TimerRef new_timer(double fire, double interval, void *info,
+                          void (*fn)(TimerRef, void *))
+{
+    X(RunLoopTimerContext) ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.info = info;
+    return X(RunLoopTimerCreate)(NULL, fire, interval, 0, 0, fn, &ctx);
+}
+
+static void nothing(void *info) { (void)info; }
+
+/* Runs the current thread's loop until *done. */
+static void run_until(atomic_int *done)
+{
+    while (!atomic_load(done)) X(RunLoopRunInMode)(MODE, 1e6, false);
+}
+
+/* ------------------------------------------------------------------------
+ * 1. ping-pong: A signals B's source and wakes B; B's perform signals A's.
+ * ---------------------------------------------------------------------- */
+struct pingpong {
+    LoopRef loop[2];
+    SourceRef src[2];
+    pthread_barrier_t ready;
+    atomic_int done;
+    long rounds, count, warmup;
+    uint64_t t0, *rtt;
+};
+
+static void pp_kick(struct pingpong *p)
+{
+    p->t0 = now_ns();
+    X(RunLoopSourceSignal)(p->src[1]);
+    X(RunLoopWakeUp)(p->loop[1]);
+}
+
+static void pp_perform_b(void *info)
+{
+    struct pingpong *p = info;
+    X(RunLoopSourceSignal)(p->src[0]);
+    X(RunLoopWakeUp)(p->loop[0]);
+}
+
+static void pp_perform_a(void *info)
+{
+    struct pingpong *p = info;
+    uint64_t t = now_ns();
+    if (p->count >= 0) p->rtt[p->count] = t - p->t0;
+    if (++p->count == p->rounds) {
+        atomic_store(&p->done, 1);
+        X(RunLoopStop)(p->loop[1]);
+        X(RunLoopStop)(p->loop[0]);
+        return;
+    }
+    pp_kick(p);
+}
+
+static void *pp_thread_b(void *arg)
+{
+    struct pingpong *p = arg;
+    p->loop[1] = (LoopRef)X(Retain)(X(RunLoopGetCurrent)());
+    p->src[1] = new_source(p, pp_perform_b);
+    X(RunLoopAddSource)(p->loop[1], p->src[1], MODE);
+    pthread_barrier_wait(&p->ready);
+    run_until(&p->done);
+    return NULL;
+}
+
+static void *pp_thread_a(void *arg)
+{
+    struct pingpong *p = arg;
+    p->loop[0] = (LoopRef)X(Retain)(X(RunLoopGetCurrent)());
+    p->src[0] = new_source(p, pp_perform_a);
+    X(RunLoopAddSource)(p->loop[0], p->src[0], MODE);
+    pthread_barrier_wait(&p->ready);
+    pp_kick(p);
+    run_until(&p->done);
+    return NULL;
+}
+
+static void bench_pingpong(long rounds)
+{
+    struct pingpong p;
+    memset(&p, 0, sizeof p);
+    p.warmup = rounds / 10 + 100;
+    p.rounds = rounds;
+    p.count = -p.warmup;
+    p.rtt = xcalloc((size_t)rounds, sizeof *p.rtt);
+    pthread_barrier_init(&p.ready, NULL, 2);
+    pthread_t b = spawn(pp_thread_b, &p), a = spawn(pp_thread_a, &p);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
+    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+    for (int i = 0; i < 2; i++) {
+        X(RunLoopSourceInvalidate)(p.src[i]);
+        X(Release)(p.src[i]);
+        X(Release)(p.loop[i]);
+    }
+    free(p.rtt);
+}
+
+/* ------------------------------------------------------------------------
+ * 2. producer -> loop throughput (perform-function or source signal).
+ * ---------------------------------------------------------------------- */
+struct flood {
+    LoopRef loop;
+    SourceRef src;
+    pthread_barrier_t ready, go;
+    atomic_int done, producers_done;
+    int producers, use_signal;
+    long items, consumed, performs;
+    uint64_t t_end;
+};
+
+static void flood_stop(struct flood *f)
+{
+    f->t_end = now_ns();
+    atomic_store(&f->done, 1);
+    X(RunLoopStop)(f->loop);
+}
+
+static void flood_item(void *info)
+{
+    struct flood *f = info;
+    if (++f->consumed == f->items * f->producers) flood_stop(f);
+}
+
+static void flood_perform(void *info)
+{
+    struct flood *f = info;
+    f->performs++;
+    if (atomic_load(&f->producers_done) == f->producers && !atomic_load(&f->done)) flood_stop(f);
+}
+
+static void *flood_consumer(void *arg)
+{
+    struct flood *f = arg;
+    f->loop = (LoopRef)X(Retain)(X(RunLoopGetCurrent)());
+    f->src = new_source(f, flood_perform);
+    X(RunLoopAddSource)(f->loop, f->src, MODE);
+    pthread_barrier_wait(&f->ready);
+    run_until(&f->done);
+    return NULL;
+}
+
+static void *flood_producer(void *arg)
+{
+    struct flood *f = arg;
+    pthread_barrier_wait(&f->go);
+    for (long i = 0; i < f->items; i++) {
+        if (f->use_signal) X(RunLoopSourceSignal)(f->src);
+        else post(f->loop, flood_item, f);
+        X(RunLoopWakeUp)(f->loop);
+    }
+    if (f->use_signal && atomic_fetch_add(&f->producers_done, 1) + 1 == f->producers) {
+        /* a last signal after producers_done is complete: its perform stops */
+        X(RunLoopSourceSignal)(f->src);
+        X(RunLoopWakeUp)(f->loop);
+    }
+    return NULL;
+}
+
+static void bench_flood(int use_signal, int producers, long items)
+{
+    struct flood f;
+    memset(&f, 0, sizeof f);
+    f.use_signal = use_signal;
+    f.producers = producers;
+    f.items = items;
+    pthread_barrier_init(&f.ready, NULL, 2);
+    pthread_barrier_init(&f.go, NULL, (unsigned)producers + 1);
+    pthread_t c = spawn(flood_consumer, &f);
+    pthread_barrier_wait(&f.ready);
+    pthread_t p[2];
+    for (int i = 0; i < producers; i++) p[i] = spawn(flood_producer, &f);
+    uint64_t t0 = now_ns();
+    pthread_barrier_wait(&f.go);
+    for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
+    pthread_join(c, NULL);
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", use_signal ? "signal" : "perform", producers);
+    result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
+    if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
+    X(RunLoopSourceInvalidate)(f.src);
+    X(Release)(f.src);
+    X(Release)(f.loop);
+}
+
+/* ------------------------------------------------------------------------
+ * 3. N one-shot timers, distinct fire dates added in shuffled order, all
+ *    due by the time the loop runs: measures scheduling + firing.
+ * ---------------------------------------------------------------------- */
+struct timers { long n, fired; atomic_int done; };
+
+static void timer_fired(TimerRef t, void *info)
+{
+    (void)t;
+    struct timers *s = info;
+    if (++s->fired == s->n) {
+        atomic_store(&s->done, 1);
+        X(RunLoopStop)(X(RunLoopGetCurrent)());
+    }
+}
+
+static void *timers_thread(void *arg)
+{
+    struct timers *s = arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    uint32_t *perm = shuffled((size_t)s->n);
+    /* 2.5e-7 s apart: two ulps of an absolute time near 2025, so distinct */
+    double base = X(AbsoluteTimeGetCurrent)() - 1.0 - (double)s->n * 2.5e-7;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < s->n; i++) {
+        TimerRef t = new_timer(base + perm[i] * 2.5e-7, 0, s, timer_fired);
+        X(RunLoopAddTimer)(rl, t, MODE);
+        X(Release)(t);
+    }
+    uint64_t t1 = now_ns();
+    run_until(&s->done);
+    uint64_t t2 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "timers%ld", s->n);
+    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
+    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
+    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)s->n, "ns");
+    free(perm);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * 4. N version-0 sources in the mode; signal one at a time and run one pass.
+ * ---------------------------------------------------------------------- */
+struct sources { long n, events, performed; };
+
+/* info is &slot[i], slot[i] == the shared struct: CF treats sources with
+ * equal contexts as the same source, so every context must differ. */
+static void source_performed(void *info) { (*(struct sources **)info)->performed++; }
+
+static void *sources_thread(void *arg)
+{
+    struct sources *s = arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    SourceRef *src = xcalloc((size_t)s->n, sizeof *src);
+    struct sources **slot = xcalloc((size_t)s->n, sizeof *slot);
+    for (long i = 0; i < s->n; i++) {
+        slot[i] = s;
+        src[i] = new_source(&slot[i], source_performed);
+        X(RunLoopAddSource)(rl, src[i], MODE);
+    }
+    uint64_t r = 12345;
+    long warm = s->events / 10;
+    uint64_t t0 = 0;
+    for (long i = -warm; i < s->events; i++) {
+        if (i == 0) t0 = now_ns();
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        X(RunLoopSourceSignal)(src[(r >> 33) % (uint64_t)s->n]);
+        X(RunLoopRunInMode)(MODE, 0, true);
+    }
+    uint64_t t1 = now_ns();
+    if (s->performed != s->events + warm)
+        fprintf(stderr, "sources: %ld performs for %ld events\n", s->performed, s->events + warm);
+    char name[32];
+    snprintf(name, sizeof name, "sources%ld", s->n);
+    result(name, IMPL, "per_event", (double)(t1 - t0) / (double)s->events, "ns");
+    for (long i = 0; i < s->n; i++) {
+        X(RunLoopSourceInvalidate)(src[i]);
+        X(Release)(src[i]);
+    }
+    free(src);
+    free(slot);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * 6. idle: 3.25 s with only a never-signalled source (and optionally a 1 s
+ *    repeating timer firing at 1, 2, 3 s).  Wake-ups = AfterWaiting
+ *    observer calls and voluntary context switches, minus the final one.
+ * ---------------------------------------------------------------------- */
+static long g_after_waiting;
+
+static void count_wakeup(X(RunLoopObserverRef) o, X(RunLoopActivity) a, void *info)
+{
+    (void)o; (void)a; (void)info;
+    g_after_waiting++;
+}
+
+static void tick(TimerRef t, void *info) { (void)t; (void)info; }
+
+static void *idle_thread(void *arg)
+{
+    int with_timer = *(int *)arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    SourceRef s = new_source(NULL, nothing);
+    X(RunLoopAddSource)(rl, s, MODE);
+    X(RunLoopObserverRef) o = X(RunLoopObserverCreate)(NULL, K(RunLoopAfterWaiting), true, 0, count_wakeup, NULL);
+    X(RunLoopAddObserver)(rl, o, MODE);
+    TimerRef t = NULL;
+    if (with_timer) {
+        t = new_timer(X(AbsoluteTimeGetCurrent)() + 1.0, 1.0, NULL, tick);
+        X(RunLoopAddTimer)(rl, t, MODE);
+    }
+    struct thread_usage u0 = thread_usage();
+    X(RunLoopRunInMode)(MODE, 3.25, false);
+    struct thread_usage u1 = thread_usage();
+    const char *name = with_timer ? "idle_timer" : "idle";
+    result(name, IMPL, "wakeups", (double)(g_after_waiting - 1), "n");
+    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
+    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    if (t) { X(RunLoopTimerInvalidate)(t); X(Release)(t); }
+    X(RunLoopObserverInvalidate)(o); X(Release)(o);
+    X(RunLoopSourceInvalidate)(s); X(Release)(s);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * 7. lateness: a 2 ms repeating timer at tolerance 0; each callout records
+ *    now - the fire date being served.
+ * ---------------------------------------------------------------------- */
+struct late { long fires, count; int64_t *ns; atomic_int done; };
+
+static void late_fired(TimerRef t, void *info)
+{
+    struct late *l = info;
+    double now = X(AbsoluteTimeGetCurrent)();
+    if (l->count < l->fires)
+        l->ns[l->count++] = (int64_t)((now - X(RunLoopTimerGetNextFireDate)(t)) * 1e9);
+    if (l->count == l->fires) {
+        atomic_store(&l->done, 1);
+        X(RunLoopStop)(X(RunLoopGetCurrent)());
+    }
+}
+
+static void *late_thread(void *arg)
+{
+    struct late *l = arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    TimerRef t = new_timer(X(AbsoluteTimeGetCurrent)() + 0.002, 0.002, l, late_fired);
+    X(RunLoopTimerSetTolerance)(t, 0);
+    X(RunLoopAddTimer)(rl, t, MODE);
+    run_until(&l->done);
+    result("lateness", IMPL, "p50", percentile_i64(l->ns, (size_t)l->fires, 50) / 1e3, "us");
+    result("lateness", IMPL, "p99", percentile_i64(l->ns, (size_t)l->fires, 99) / 1e3, "us");
+    X(RunLoopTimerInvalidate)(t);
+    X(Release)(t);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * 8. memory: heap bytes, malloc calls and RSS per loop / timer / source.
+ * ---------------------------------------------------------------------- */
+struct mem_sample { struct malloc_stats m; long rss; };
+static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
+
+static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "mem_%s", what);
+    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
+    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
+    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
+}
+
+struct mem_loops { pthread_barrier_t before, after, exit; };
+
+static void *mem_loop_thread(void *arg)
+{
+    struct mem_loops *m = arg;
+    pthread_barrier_wait(&m->before);
+    X(RunLoopGetCurrent)();
+    pthread_barrier_wait(&m->after);
+    pthread_barrier_wait(&m->exit);
+    return NULL;
+}
+
+static void *mem_items_thread(void *arg)
+{
+    long n = *(long *)arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    double never = X(AbsoluteTimeGetCurrent)() + 1e7;
+    TimerRef *t = xcalloc((size_t)n, sizeof *t);
+    SourceRef *s = xcalloc((size_t)n, sizeof *s);
+    struct mem_sample a = mem_now();
+    for (long i = 0; i < n; i++) {
+        t[i] = new_timer(never + (double)i, 0, NULL, tick);
+        X(RunLoopAddTimer)(rl, t[i], MODE);
+    }
+    struct mem_sample b = mem_now();
+    for (long i = 0; i < n; i++) {
+        s[i] = new_source(&s[i], nothing); /* distinct contexts (CF) */
+        X(RunLoopAddSource)(rl, s[i], MODE);
+    }
+    struct mem_sample c = mem_now();
+    mem_report("timer", a, b, n);
+    mem_report("source", b, c, n);
+    for (long i = 0; i < n; i++) {
+        X(RunLoopTimerInvalidate)(t[i]); X(Release)(t[i]);
+        X(RunLoopSourceInvalidate)(s[i]); X(Release)(s[i]);
+    }
+    free(t); free(s);
+    return NULL;
+}
+
+static void bench_memory(long n)
+{
+    if (!malloc_stats_now) {
+        fprintf(stderr, "memory: this build has no malloc counter (use the _mem program)\n");
+        exit(2);
+    }
+    enum { LOOPS = 64 };
+    struct mem_loops m;
+    pthread_barrier_init(&m.before, NULL, LOOPS + 1);
+    pthread_barrier_init(&m.after, NULL, LOOPS + 1);
+    pthread_barrier_init(&m.exit, NULL, LOOPS + 1);
+    pthread_t th[LOOPS];
+    for (int i = 0; i < LOOPS; i++) th[i] = spawn(mem_loop_thread, &m);
+    pthread_barrier_wait(&m.before);
+    /* every thread is parked: the delta is the loops' own cost */
+    struct mem_sample a = mem_now();
+    pthread_barrier_wait(&m.after);
+    struct mem_sample b = mem_now();
+    mem_report("loop", a, b, LOOPS);
+    pthread_barrier_wait(&m.exit);
+    for (int i = 0; i < LOOPS; i++) pthread_join(th[i], NULL);
+    pthread_join(spawn(mem_items_thread, &n), NULL);
+}
+
+int main(int argc, char **argv)
+{
+    const char *w = argc > 1 ? argv[1] : "";
+    if (!strcmp(w, "pingpong")) {
+        bench_pingpong(arg_long(argc, argv, 2, 100000));
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
+        bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "timers")) {
+        struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
+        pthread_join(spawn(timers_thread, &s), NULL);
+    } else if (!strcmp(w, "sources")) {
+        struct sources s = { arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000), 0 };
+        pthread_join(spawn(sources_thread, &s), NULL);
+    } else if (!strcmp(w, "idle")) {
+        int with_timer = (int)arg_long(argc, argv, 2, 0);
+        pthread_join(spawn(idle_thread, &with_timer), NULL);
+    } else if (!strcmp(w, "lateness")) {
+        struct late l = { arg_long(argc, argv, 2, 500), 0, NULL, 0 };
+        l.ns = xcalloc((size_t)l.fires, sizeof *l.ns);
+        pthread_join(spawn(late_thread, &l), NULL);
+        free(l.ns);
+    } else if (!strcmp(w, "memory")) {
+        bench_memory(arg_long(argc, argv, 2, 100000));
+    } else {
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        return 2;
+    }
+    return 0;
+}

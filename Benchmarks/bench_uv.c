@@ -1,0 +1,332 @@
+/*
+ * bench_uv.c — the workloads of bench_loop.c written for libuv (impl "uv"),
+ * in libuv's idiom:
+ *   - a version-0 source is a uv_async_t; "signal + wake" is
+ *     uv_async_send() (coalescing, thread-safe);
+ *   - perform-function is a mutex-guarded queue of (fn, info) drained by
+ *     an async handle's callback — what libuv users write;
+ *   - timers are uv_timer_t with millisecond timeouts: all N start with
+ *     timeout 0 (libuv cannot express distinct sub-ms fire dates), so its
+ *     heap sees keys in insertion order (ties are FIFO).
+ * No lateness workload: libuv timers are millisecond-grained against a
+ * cached loop time.  Same command line as bench_loop.c.
+ */
+#include "bench.h"
+#include <stdatomic.h>
+#include <uv.h>
+
+#define IMPL "uv"
+
+/* 1. ping-pong -------------------------------------------------------- */
+struct pingpong {
+    uv_loop_t loop[2];
+    uv_async_t async[2];
+    pthread_barrier_t ready;
+    atomic_int done;
+    long rounds, count;
+    uint64_t t0, *rtt;
+};
+
+static void pp_kick(struct pingpong *p) { p->t0 = now_ns(); uv_async_send(&p->async[1]); }
+
+static void pp_b(uv_async_t *h)
+{
+    struct pingpong *p = h->data;
+    if (atomic_load(&p->done)) { uv_close((uv_handle_t *)h, NULL); return; }
+    uv_async_send(&p->async[0]);
+}
+
+static void pp_a(uv_async_t *h)
+{
+    struct pingpong *p = h->data;
+    uint64_t t = now_ns();
+    if (p->count >= 0) p->rtt[p->count] = t - p->t0;
+    if (++p->count == p->rounds) {
+        atomic_store(&p->done, 1);
+        uv_async_send(&p->async[1]);
+        uv_close((uv_handle_t *)h, NULL);
+        return;
+    }
+    pp_kick(p);
+}
+
+static void *pp_thread(void *arg)
+{
+    struct pingpong *p = ((void **)arg)[0];
+    int me = (int)(intptr_t)((void **)arg)[1];
+    uv_loop_init(&p->loop[me]);
+    uv_async_init(&p->loop[me], &p->async[me], me ? pp_b : pp_a);
+    p->async[me].data = p;
+    pthread_barrier_wait(&p->ready);
+    if (me == 0) pp_kick(p);
+    uv_run(&p->loop[me], UV_RUN_DEFAULT);
+    uv_loop_close(&p->loop[me]);
+    return NULL;
+}
+
+static void bench_pingpong(long rounds)
+{
+    struct pingpong p;
+    memset(&p, 0, sizeof p);
+    p.rounds = rounds;
+    p.count = -(rounds / 10 + 100);
+    p.rtt = xcalloc((size_t)rounds, sizeof *p.rtt);
+    pthread_barrier_init(&p.ready, NULL, 2);
+    void *a0[2] = { &p, (void *)0 }, *a1[2] = { &p, (void *)1 };
+    pthread_t b = spawn(pp_thread, a1), a = spawn(pp_thread, a0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
+    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+}
+
+/* 2. throughput ------------------------------------------------------- */
+struct item { void (*fn)(void *); void *info; };
+
+struct flood {
+    uv_loop_t loop;
+    uv_async_t async;
+    pthread_mutex_t lock;
+    struct item *queue;
+    size_t queued, capacity;
+    pthread_barrier_t ready, go;
+    atomic_int producers_done;
+    int producers, use_signal, done;
+    long items, consumed, performs;
+    uint64_t t_end;
+};
+
+static void flood_stop(struct flood *f)
+{
+    f->t_end = now_ns();
+    f->done = 1;
+    uv_close((uv_handle_t *)&f->async, NULL);
+}
+
+static void flood_item(void *info)
+{
+    struct flood *f = info;
+    if (++f->consumed == f->items * f->producers) flood_stop(f);
+}
+
+static void flood_cb(uv_async_t *h)
+{
+    struct flood *f = h->data;
+    if (f->done) return;
+    if (f->use_signal) {
+        f->performs++;
+        if (atomic_load(&f->producers_done) == f->producers) flood_stop(f);
+        return;
+    }
+    pthread_mutex_lock(&f->lock);
+    struct item *q = f->queue;
+    size_t n = f->queued;
+    f->queue = NULL;
+    f->queued = f->capacity = 0;
+    pthread_mutex_unlock(&f->lock);
+    for (size_t i = 0; i < n && !f->done; i++) q[i].fn(q[i].info);
+    free(q);
+}
+
+static void *flood_consumer(void *arg)
+{
+    struct flood *f = arg;
+    uv_loop_init(&f->loop);
+    uv_async_init(&f->loop, &f->async, flood_cb);
+    f->async.data = f;
+    pthread_barrier_wait(&f->ready);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&f->loop);
+    return NULL;
+}
+
+static void *flood_producer(void *arg)
+{
+    struct flood *f = arg;
+    pthread_barrier_wait(&f->go);
+    for (long i = 0; i < f->items; i++) {
+        if (!f->use_signal) {
+            pthread_mutex_lock(&f->lock);
+            if (f->queued == f->capacity) {
+                f->capacity = f->capacity ? f->capacity * 2 : 64;
+                f->queue = realloc(f->queue, f->capacity * sizeof *f->queue);
+            }
+            f->queue[f->queued].fn = flood_item;
+            f->queue[f->queued++].info = f;
+            pthread_mutex_unlock(&f->lock);
+        }
+        uv_async_send(&f->async);
+    }
+    if (f->use_signal && atomic_fetch_add(&f->producers_done, 1) + 1 == f->producers)
+        uv_async_send(&f->async);
+    return NULL;
+}
+
+static void bench_flood(int use_signal, int producers, long items)
+{
+    struct flood f;
+    memset(&f, 0, sizeof f);
+    pthread_mutex_init(&f.lock, NULL);
+    f.use_signal = use_signal;
+    f.producers = producers;
+    f.items = items;
+    pthread_barrier_init(&f.ready, NULL, 2);
+    pthread_barrier_init(&f.go, NULL, (unsigned)producers + 1);
+    pthread_t c = spawn(flood_consumer, &f);
+    pthread_barrier_wait(&f.ready);
+    pthread_t p[2];
+    for (int i = 0; i < producers; i++) p[i] = spawn(flood_producer, &f);
+    uint64_t t0 = now_ns();
+    pthread_barrier_wait(&f.go);
+    for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
+    pthread_join(c, NULL);
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", use_signal ? "signal" : "perform", producers);
+    result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
+    if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
+    free(f.queue);
+}
+
+/* 3. timers ----------------------------------------------------------- */
+static long g_fired, g_n;
+static void timer_fired(uv_timer_t *t) { (void)t; g_fired++; }
+
+static void bench_timers(long n)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uv_timer_t *t = xcalloc((size_t)n, sizeof *t);
+    g_n = n;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        uv_timer_init(&loop, &t[i]);
+        uv_timer_start(&t[i], timer_fired, 0, 0);
+    }
+    uint64_t t1 = now_ns();
+    while (g_fired < n) uv_run(&loop, UV_RUN_ONCE);
+    uint64_t t2 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "timers%ld", n);
+    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
+    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
+    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)n, "ns");
+}
+
+/* 4. sources ---------------------------------------------------------- */
+static long g_performed;
+static void source_performed(uv_async_t *h) { (void)h; g_performed++; }
+
+static void bench_sources(long n, long events)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uv_async_t *a = xcalloc((size_t)n, sizeof *a);
+    for (long i = 0; i < n; i++) uv_async_init(&loop, &a[i], source_performed);
+    uint64_t r = 12345, t0 = 0;
+    long warm = events / 10;
+    for (long i = -warm; i < events; i++) {
+        if (i == 0) t0 = now_ns();
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        uv_async_send(&a[(r >> 33) % (uint64_t)n]);
+        uv_run(&loop, UV_RUN_NOWAIT);
+    }
+    uint64_t t1 = now_ns();
+    if (g_performed != events + warm)
+        fprintf(stderr, "sources: %ld performs for %ld events\n", g_performed, events + warm);
+    char name[32];
+    snprintf(name, sizeof name, "sources%ld", n);
+    result(name, IMPL, "per_event", (double)(t1 - t0) / (double)events, "ns");
+}
+
+/* 6. idle ------------------------------------------------------------- */
+static void tick(uv_timer_t *t) { (void)t; }
+static void quit(uv_timer_t *t) { uv_stop(t->loop); }
+
+static void *idle_thread(void *arg)
+{
+    int with_timer = *(int *)arg;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uv_timer_t q, t;
+    uv_timer_init(&loop, &q);
+    uv_timer_start(&q, quit, 3250, 0);
+    if (with_timer) {
+        uv_timer_init(&loop, &t);
+        uv_timer_start(&t, tick, 1000, 1000);
+    }
+    struct thread_usage u0 = thread_usage();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    struct thread_usage u1 = thread_usage();
+    const char *name = with_timer ? "idle_timer" : "idle";
+    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
+    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    return NULL;
+}
+
+/* 8. memory ----------------------------------------------------------- */
+struct mem_sample { struct malloc_stats m; long rss; };
+static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
+
+static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "mem_%s", what);
+    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
+    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
+    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
+}
+
+/* The handles are malloc()ed one by one, as a user of a library that hides
+ * its structs would: the rows are comparable with runloop's and CF's. */
+static void bench_memory(long n)
+{
+    if (!malloc_stats_now) { fprintf(stderr, "memory: no malloc counter in this build\n"); exit(2); }
+    enum { LOOPS = 64 };
+    struct mem_sample a = mem_now();
+    uv_loop_t *loops[LOOPS];
+    for (int i = 0; i < LOOPS; i++) {
+        loops[i] = malloc(sizeof(uv_loop_t));
+        uv_loop_init(loops[i]);
+    }
+    struct mem_sample b = mem_now();
+    mem_report("loop", a, b, LOOPS);
+    a = mem_now();
+    for (long i = 0; i < n; i++) {
+        uv_timer_t *t = malloc(sizeof *t);
+        uv_timer_init(loops[0], t);
+        uv_timer_start(t, tick, 1000000000u + (uint64_t)i, 0);
+    }
+    b = mem_now();
+    for (long i = 0; i < n; i++) {
+        uv_async_t *h = malloc(sizeof *h);
+        uv_async_init(loops[0], h, source_performed);
+    }
+    struct mem_sample c = mem_now();
+    mem_report("timer", a, b, n);
+    mem_report("source", b, c, n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *w = argc > 1 ? argv[1] : "";
+    if (!strcmp(w, "pingpong")) {
+        bench_pingpong(arg_long(argc, argv, 2, 100000));
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
+        bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "timers")) {
+        bench_timers(arg_long(argc, argv, 2, 1000));
+    } else if (!strcmp(w, "sources")) {
+        bench_sources(arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
+    } else if (!strcmp(w, "idle")) {
+        int with_timer = (int)arg_long(argc, argv, 2, 0);
+        pthread_join(spawn(idle_thread, &with_timer), NULL);
+    } else if (!strcmp(w, "memory")) {
+        bench_memory(arg_long(argc, argv, 2, 100000));
+    } else if (!strcmp(w, "lateness")) {
+        return 0; /* not measured: see the header comment */
+    } else {
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|memory [args]\n", argv[0]);
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,58 @@
+/// The queued work of a pass: blocks/functions performed onto the loop and
+/// signalled version-0 sources (steps 2 of the pass, see Iteration.swift).
+extension Loop {
+    /// Runs the queued blocks meant for this mode, in the order queued.
+    /// Blocks queued meanwhile wait for the next call.
+    package func runBlocks(_ mode: Mode) {
+        guard blocksHint.load(ordering: .acquiring) else { return }
+        let ready: [() -> Void] = lock.withLock {
+            guard !blocks.isEmpty else { return [] }
+            var ready: [() -> Void] = []
+            var later: [QueuedBlock] = []
+            for block in blocks {
+                if blockMatchesLocked(block, mode.name) { ready.append(block.work) } else { later.append(block) }
+            }
+            blocks = later
+            return ready
+        }
+        for work in ready { work() }
+    }
+
+    /// Performs the signalled sources of this mode by order (ties: first
+    /// signalled first).  Returns whether any was performed.  With
+    /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
+    package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
+        guard pendingHint.load(ordering: .acquiring) else { return false }
+        var ready: [Source] = lock.withLock {
+            guard !pending.isEmpty else { return [] }
+            var ready: [Source] = []
+            var later: [Source] = []
+            var seen = Set<ObjectIdentifier>()
+            for source in pending {
+                let id = ObjectIdentifier(source)
+                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else { continue }
+                if mode.sources[id] == nil {
+                    later.append(source)
+                } else if seen.insert(id).inserted {
+                    ready.append(source)
+                }
+            }
+            pending = later
+            return ready
+        }
+        guard !ready.isEmpty else { return false }
+        ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
+        var handled = false
+        for (index, source) in ready.enumerated() {
+            if handled && returnAfterSourceHandled {
+                let rest = ready[index...]
+                lock.withLock { pending.append(contentsOf: rest) }
+                break
+            }
+            guard source.isValid, source.claimPerform() else { continue }
+            source.callbacks.perform()
+            handled = true
+        }
+        return handled
+    }
+}
