@@ -31,8 +31,21 @@ package final class RunFrame {
 
 /// Work queued by perform(in:), run on the loop's thread.
 package struct QueuedBlock {
+    /// A Swift closure, or a C function and its argument (no closure box).
+    package enum Work {
+        case closure(() -> Void)
+        case function(@convention(c) (UnsafeMutableRawPointer?) -> Void, UnsafeMutableRawPointer?)
+
+        package func run() {
+            switch self {
+            case .closure(let body): body()
+            case .function(let fn, let info): fn(info)
+            }
+        }
+    }
+
     package let modes: [ModeName]
-    package let work: () -> Void
+    package let work: Work
 }
 
 /// A thread's run loop: its modes, common modes and common items, queued
@@ -67,6 +80,9 @@ package final class Loop: Handled {
     /// lock before its wake-up, so the pass after that wake-up sees them.
     package let pendingHint = Atomic<Bool>(false)
     package let blocksHint = Atomic<Bool>(false)
+    /// An emptied array with capacity, swapped with `blocks` by the loop's
+    /// thread so a pass runs queued work without allocating.  Loop thread only.
+    package var spareBlocks: [QueuedBlock] = []
     package var runs: [RunFrame] = []
     package var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
@@ -381,10 +397,19 @@ package final class Loop: Handled {
     }
 
     package func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
+        enqueue(QueuedBlock(modes: names, work: .closure(work)))
+    }
+
+    package func perform(in names: [ModeName], function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                         info: UnsafeMutableRawPointer?) -> Bool {
+        enqueue(QueuedBlock(modes: names, work: .function(function, info)))
+    }
+
+    private func enqueue(_ block: QueuedBlock) -> Bool {
         lock.withLock {
             guard !isDead else { return false }
-            for name in names where !name.isCommonModes { _ = modeLocked(name) }
-            blocks.append(QueuedBlock(modes: names, work: work))
+            for name in block.modes where !name.isCommonModes && modes[name] == nil { _ = modeLocked(name) }
+            blocks.append(block)
             return true
         }
     }

@@ -5,17 +5,22 @@ extension Loop {
     /// Blocks queued meanwhile wait for the next call.
     package func runBlocks(_ mode: Mode) {
         guard blocksHint.load(ordering: .acquiring) else { return }
-        let ready: [() -> Void] = lock.withLock {
-            guard !blocks.isEmpty else { return [] }
-            var ready: [() -> Void] = []
-            var later: [QueuedBlock] = []
-            for block in blocks {
-                if blockMatchesLocked(block, mode.name) { ready.append(block.work) } else { later.append(block) }
+        var ready = spareBlocks
+        spareBlocks = []
+        lock.withLock {
+            if blocks.allSatisfy({ blockMatchesLocked($0, mode.name) }) {
+                swap(&ready, &blocks)  // the usual case: everything queued is for this mode
+            } else {
+                var later: [QueuedBlock] = []
+                for block in blocks {
+                    if blockMatchesLocked(block, mode.name) { ready.append(block) } else { later.append(block) }
+                }
+                blocks = later
             }
-            blocks = later
-            return ready
         }
-        for work in ready { work() }
+        for block in ready { block.work.run() }
+        ready.removeAll(keepingCapacity: true)
+        spareBlocks = ready
     }
 
     /// Performs the signalled sources of this mode by order (ties: first
@@ -25,6 +30,18 @@ extension Loop {
         guard pendingHint.load(ordering: .acquiring) else { return false }
         var ready: [Source] = lock.withLock {
             guard !pending.isEmpty else { return [] }
+            // The usual case, one pending source of this mode: no set, no sort.
+            if pending.count == 1 {
+                let source = pending[0]
+                let id = ObjectIdentifier(source)
+                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else {
+                    pending.removeAll(keepingCapacity: true)
+                    return []
+                }
+                guard mode.sources[id] != nil else { return [] }  // stays pending for its mode
+                pending.removeAll(keepingCapacity: true)
+                return [source]
+            }
             var ready: [Source] = []
             var later: [Source] = []
             var seen = Set<ObjectIdentifier>()
@@ -41,7 +58,7 @@ extension Loop {
             return ready
         }
         guard !ready.isEmpty else { return false }
-        ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
+        if ready.count > 1 { ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince } }
         var handled = false
         for (index, source) in ready.enumerated() {
             if handled && returnAfterSourceHandled {

@@ -101,7 +101,7 @@ public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
             return
         }
         guard let names = modeListArgument(mode, "RLRunLoopPerformFunction") else { return }
-        if !loop.perform(in: names, { fn(info) }) { reportError("RLRunLoopPerformFunction", .loopGone) }
+        if !loop.perform(in: names, function: fn, info: info) { reportError("RLRunLoopPerformFunction", .loopGone) }
     }
 }
 
