@@ -21,11 +21,7 @@ public func rlFileDescriptorCreate(_ allocator: RLAllocatorRef?, _ fd: RLFileDes
     let object = FileDescriptor(fd: fd, closeOnInvalidate: closeOnInvalidate != 0,
                                 callout: { f, types in callout(f.opaque, types, info) },
                                 releaseInfo: ctx.release.map { fn in { fn(info) } }, cContext: ctx)
-    guard HandleTable.shared.register(object) else {
-        reportError("RLFileDescriptorCreate", .resources, "handle table full")
-        return nil
-    }
-    return object.opaque
+    return publish(object, "RLFileDescriptorCreate")
 }
 
 @c(RLFileDescriptorGetNativeDescriptor)

@@ -12,9 +12,7 @@ final class ModeArray: Handled {
 }
 
 func newModeArray(_ names: [ModeName]) -> RLArrayRef? {
-    let array = ModeArray(names: names)
-    guard HandleTable.shared.register(array) else { return nil }
-    return array.opaque
+    publish(ModeArray(names: names), "RLRunLoopCopyAllModes")
 }
 
 @c(RLRetain)

@@ -7,11 +7,7 @@ private func makeObserver(_ activities: RLOptionFlags, _ repeats: RLBoolean, _ o
                           _ callout: @escaping (Observer, UInt) -> Void) -> RLRunLoopObserverRef? {
     let observer = Observer(activities: activities, repeats: repeats != 0, order: order, callout: callout,
                             releaseInfo: releaseInfo, cContext: context)
-    guard HandleTable.shared.register(observer) else {
-        reportError(function, .resources, "handle table full")
-        return nil
-    }
-    return observer.opaque
+    return publish(observer, function)
 }
 
 @c(RLRunLoopObserverCreate)

@@ -51,11 +51,7 @@ private func makeVersion1Source(_ order: RLIndex, _ context: UnsafeMutablePointe
 }
 
 private func registerSource(_ source: Source) -> RLRunLoopSourceRef? {
-    guard HandleTable.shared.register(source) else {
-        reportError("RLRunLoopSourceCreate", .resources, "handle table full")
-        return nil
-    }
-    return source.opaque
+    publish(source, "RLRunLoopSourceCreate")
 }
 
 @c(RLRunLoopSourceGetOrder)

@@ -36,6 +36,16 @@ extension HandleTable.LookupError {
     }
 }
 
+/// Gives a new object its handle (the caller's reference) and returns it
+/// as a C pointer; nil, with a `resources` error, when the table is full.
+func publish(_ object: Handled, _ function: StaticString) -> OpaquePointer? {
+    guard HandleTable.shared.register(object) else {
+        reportError(function, .resources, "handle table full")
+        return nil
+    }
+    return object.opaque
+}
+
 /// A mode-name argument: NULL and over-long names are errors.
 func modeArgument(_ name: UnsafePointer<CChar>?, _ function: StaticString) -> ModeName? {
     guard let name else {

@@ -6,11 +6,7 @@ private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _
                        _ callout: @escaping (LoopTimer) -> Void) -> RLRunLoopTimerRef? {
     let timer = LoopTimer(fireDate: fireDate, interval: interval, order: order, callout: callout,
                           releaseInfo: releaseInfo, cContext: context)
-    guard HandleTable.shared.register(timer) else {
-        reportError(function, .resources, "handle table full")
-        return nil
-    }
-    return timer.opaque
+    return publish(timer, function)
 }
 
 @c(RLRunLoopTimerCreate)
