@@ -12,6 +12,7 @@
 #   RUNLOOP_BUILD_DIR=build-x bash scripts/test.sh   # another build dir
 #   RUNLOOP_SKIP_SWIFTPM=1 bash scripts/test.sh      # CMake side only
 #   RUNLOOP_SKIP_MEMCHECK=1 bash scripts/test.sh     # no valgrind pass
+#   RUNLOOP_SKIP_SANITIZERS=1 bash scripts/test.sh   # no TSan/ASan/fuzz stage
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$RUNLOOP_ROOT" || exit 1
@@ -55,6 +56,14 @@ if [[ "${RUNLOOP_SKIP_MEMCHECK:-0}" != 1 ]]; then
   fi
 else
   stage "5/5 memcheck skipped (RUNLOOP_SKIP_MEMCHECK=1)"
+fi
+
+if [[ "${RUNLOOP_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  # TSan stress, ASan over the C tests, libFuzzer for RUNLOOP_FUZZ_SECONDS (60)
+  stage "sanitizers: Tests/stress/sanitizers.sh"
+  timeout 900 bash Tests/stress/sanitizers.sh || failed "sanitizers (TSan/ASan/fuzz)"
+else
+  stage "sanitizers skipped (RUNLOOP_SKIP_SANITIZERS=1)"
 fi
 
 echo

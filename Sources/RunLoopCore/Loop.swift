@@ -159,6 +159,7 @@ package final class Loop: Handled {
             if let failure = ownershipFailure(item) { return .failure(failure) }
             commonItems[item.id] = item
             commonItemOrder.append(item.id)
+            commonJoinedLocked(item)
             item.object.retainRef()
             for mode in commonModes { _ = insertLocked(item, into: mode, &deferred) }
             return .success(())
@@ -173,10 +174,8 @@ package final class Loop: Handled {
         lock.withLock {
             if !name.isCommonModes {
                 eraseLocked(item, from: name, &deferred)
-            } else if commonItems.removeValue(forKey: item.id) != nil {
-                commonItemOrder.removeAll { $0 == item.id }
+            } else if dropCommonLocked(item.id, &deferred) != nil {
                 for mode in commonModes { eraseLocked(item, from: mode, &deferred) }
-                deferred.release(item.object)
             }
         }
         deferred.run()
@@ -200,11 +199,7 @@ package final class Loop: Handled {
     package func removeEverywhere(_ object: Handled) {
         var deferred = Deferred()
         lock.withLock {
-            let id = ObjectIdentifier(object)
-            if commonItems.removeValue(forKey: id) != nil {
-                commonItemOrder.removeAll { $0 == id }
-                deferred.release(object)
-            }
+            _ = dropCommonLocked(ObjectIdentifier(object), &deferred)
             let item: ModeItem
             switch object {
             case let s as Source: item = .source(s)
@@ -215,6 +210,46 @@ package final class Loop: Handled {
             for name in modeOrder { eraseLocked(item, from: name, &deferred) }
         }
         deferred.run()
+    }
+
+    // An item belongs to this loop while it is in one of its modes or in its
+    // common items: that tie is what invalidation follows (the source's
+    // loops, the observer's and timer's owner), so a common item that was
+    // removed by name from every mode is still found and dropped.
+
+    private func commonJoinedLocked(_ item: ModeItem) {
+        switch item {
+        case .source(let s): s.joined(self)
+        case .observer(let o): o.ownership.withLock { $0.loop = self; $0.modes += 1 }
+        case .timer(let t): t.schedule.withLock { $0.loop = self; $0.modes += 1 }
+        }
+    }
+
+    private func commonLeftLocked(_ item: ModeItem) {
+        switch item {
+        case .source(let s):
+            if sourceModeCounts[ObjectIdentifier(s)] == nil { s.left(self) }
+        case .observer(let o):
+            o.ownership.withLock {
+                $0.modes -= 1
+                if $0.modes == 0 { $0.loop = nil }
+            }
+        case .timer(let t):
+            t.schedule.withLock {
+                $0.modes -= 1
+                if $0.modes == 0 { $0.loop = nil }
+            }
+        }
+    }
+
+    /// Takes an item out of the common items (not out of the modes); the
+    /// reference drop is deferred.  Lock held.
+    private func dropCommonLocked(_ id: ObjectIdentifier, _ deferred: inout Deferred) -> ModeItem? {
+        guard let item = commonItems.removeValue(forKey: id) else { return nil }
+        commonItemOrder.removeAll { $0 == id }
+        commonLeftLocked(item)
+        deferred.release(item.object)
+        return item
     }
 
     /// An observer or timer already scheduled on another loop cannot join
@@ -285,7 +320,7 @@ package final class Loop: Handled {
             let count = sourceModeCounts[id, default: 1] - 1
             if count == 0 {
                 sourceModeCounts.removeValue(forKey: id)
-                source.left(self)
+                if commonItems[id] == nil { source.left(self) }
                 if let identity = source.identity {
                     sourcesByHash[identity.hashValue]?.removeAll { $0 === source }
                     if sourcesByHash[identity.hashValue]?.isEmpty == true { sourcesByHash[identity.hashValue] = nil }
@@ -449,9 +484,7 @@ package final class Loop: Handled {
         var dropped: [QueuedBlock] = []
         lock.withLock {
             isDead = true
-            for id in commonItemOrder { deferred.release(commonItems[id]!.object) }
-            commonItems = [:]
-            commonItemOrder = []
+            for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
             for name in modeOrder {
                 guard let mode = modes[name] else { continue }
                 var items: [ModeItem] = mode.sources.values.map { .source($0) }
