@@ -32,9 +32,16 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "examples/swift"
         ),
+        // A program whose main thread runs Loop.main (swift test's main
+        // thread is not ours): MainQueueTests runs it.
+        .executableTarget(
+            name: "MainQueueProbe",
+            dependencies: ["RunLoopKit"],
+            path: "Tests/MainQueueProbe"
+        ),
         .testTarget(
             name: "RunLoopKitTests",
-            dependencies: ["RunLoopKit", "RunLoopKitExamples"],
+            dependencies: ["RunLoopKit", "RunLoopKitExamples", "MainQueueProbe"],
             path: "Tests/RunLoopKitTests"
         ),
         .testTarget(

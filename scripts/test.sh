@@ -46,6 +46,11 @@ stage "4/5 ctest: C tests and ABI checks"
 ctest --test-dir "$RUNLOOP_BUILD_DIR" --output-on-failure --no-tests=error \
   -j "$jobs" -LE memcheck || failed "ctest (C tests and ABI checks)"
 
+if [[ -f "$RUNLOOP_BUILD_DIR/conformance/summary.txt" ]]; then
+  stage "4/5 conformance with the real CoreFoundation"
+  cat "$RUNLOOP_BUILD_DIR/conformance/summary.txt"
+fi
+
 if [[ "${RUNLOOP_SKIP_MEMCHECK:-0}" != 1 ]]; then
   stage "5/5 ctest: valgrind memcheck"
   if ctest --test-dir "$RUNLOOP_BUILD_DIR" -N -L memcheck | grep -q 'Total Tests: 0'; then

@@ -23,6 +23,7 @@ extension Loop {
     /// Runs the loop in `name` for at most `seconds` (0 or less: one pass
     /// without sleeping).
     package func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
+        if isMain { ensureMainQueueSource() }
         let started: RunFrame? = lock.withLock {
             guard !isDead, !name.isCommonModes, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
@@ -34,10 +35,14 @@ extension Loop {
         // 0 means "one pass, do not sleep".
         let deadline = seconds > 0 ? Clock.deadline(after: seconds, from: Clock.monotonicNow()) : 0
 
+        let saved = insight.runBegins(name)
         poller.acceptWakeUps()
+        insight.enter(.entry)
         notifyObservers(frame.mode, Activity.entry)
         let result = runPasses(frame, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
+        insight.enter(.exit)
         notifyObservers(frame.mode, Activity.exit)
+        insight.runEnds(saved)
 
         let outermost = lock.withLock { () -> Bool in
             _ = runs.popLast()
@@ -52,21 +57,44 @@ extension Loop {
 
     private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
         let mode = frame.mode
+        let insight = self.insight
         while true {
+            insight.statistics.bump(.passes)
             poller.acceptWakeUps()
+            insight.enter(.beforeTimers)
             notifyObservers(mode, Activity.beforeTimers)
+            insight.enter(.beforeSources)
             notifyObservers(mode, Activity.beforeSources)
+            insight.enter(.blocks)
             runBlocks(mode)
+            insight.enter(.sources)
             let handledSource = performSignalledSources(mode, returnAfterSourceHandled: returnAfterSourceHandled)
-            if handledSource { runBlocks(mode) }
+            if handledSource {
+                insight.enter(.blocks)
+                runBlocks(mode)
+            }
 
             let poll = handledSource || deadline == 0
-            if !poll { notifyObservers(mode, Activity.beforeWaiting) }
-            let ready = poller.wait(until: min(earliestTimerDeadline(mode), deadline == 0 ? Clock.never : deadline), poll: poll)
-            if !poll { notifyObservers(mode, Activity.afterWaiting) }
+            if !poll {
+                insight.enter(.beforeWaiting)
+                notifyObservers(mode, Activity.beforeWaiting)
+            }
+            let runLimit = deadline == 0 ? Clock.never : deadline
+            let timerWake = timerWakeDeadline(mode)
+            insight.enter(.waiting)
+            let ready = poller.wait(until: min(timerWake, runLimit), poll: poll)
+            if !poll {
+                let cause = poller.wokeBy ?? .wakeUp
+                insight.woke(cause == .timer && runLimit <= timerWake ? .timeout : cause)
+                insight.enter(.afterWaiting)
+                notifyObservers(mode, Activity.afterWaiting)
+            }
 
+            insight.enter(.timers)
             fireDueTimers(mode)
+            insight.enter(.descriptors)
             let handledDescriptor = performReadyDescriptors(mode, ready)
+            insight.enter(.blocks)
             runBlocks(mode)
 
             let handled = handledSource || handledDescriptor
@@ -114,7 +142,7 @@ extension Loop {
         }
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
-            observer.callout(observer, activity)
+            callout(.observer, observer.handle) { observer.callout(observer, activity) }
             observer.firing = false
             if !observer.repeats { observer.invalidate() }
         }
@@ -125,13 +153,17 @@ extension Loop {
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         guard !ready.isEmpty else { return false }
         let found = lock.withLock { readySourcesLocked(mode, ready) }
-        for (source, events) in found where source.isValid { source.handleReady(events) }
+        for (source, events) in found where source.isValid {
+            callout(.descriptor, source.handle) { source.handleReady(events) }
+        }
         return !found.isEmpty
     }
 
-    package func earliestTimerDeadline(_ mode: Mode) -> UInt64 {
+    /// When the loop must wake for the mode's timers: the earliest end of
+    /// a timer's window (fire date + tolerance; see Mode.timerWakeDeadline).
+    package func timerWakeDeadline(_ mode: Mode) -> UInt64 {
         guard mode.timerHint.load(ordering: .acquiring) > 0 else { return Clock.never }
-        return lock.withLock { mode.earliestTimer()?.deadline ?? Clock.never }
+        return lock.withLock { mode.timerWakeDeadline() }
     }
 
     /// Fires every timer of the mode that is due, earliest first, then
@@ -142,18 +174,26 @@ extension Loop {
     package func fireDueTimers(_ mode: Mode) {
         guard mode.timerHint.load(ordering: .acquiring) > 0 else { return }
         let now = Clock.monotonicNow()
-        let due: [(timer: LoopTimer, epoch: UInt64)] = lock.withLock {
-            var due: [(LoopTimer, UInt64)] = []
+        let due: [TimerHeap.Entry] = lock.withLock {
+            var due: [TimerHeap.Entry] = []
             while let top = mode.earliestTimer(), top.deadline <= now {
                 mode.heap.pop()
                 top.timer.schedule.withLock { $0.firing = true }
-                due.append((top.timer, top.epoch))
+                due.append(top)
             }
             return due
         }
-        for (timer, epoch) in due {
-            if timer.isValid { timer.callout(timer) }
-            reschedule(timer, firedAtEpoch: epoch)
+        let insight = self.insight
+        for entry in due {
+            let timer = entry.timer
+            if timer.isValid {
+                let start = insight.calloutBegan(.timer, item: UInt(timer.handle))
+                insight.statistics.timerFired(lateNs: start > entry.deadline ? start - entry.deadline : 0,
+                                              windowNs: timer.windowNs)
+                timer.callout(timer)
+                insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
+            }
+            reschedule(timer, firedAtEpoch: entry.epoch)
         }
     }
 
@@ -170,7 +210,8 @@ extension Loop {
                     return nil
                 }
                 if s.epoch == epoch {
-                    LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                    let slots = LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                    if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
                 }
                 return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
             }

@@ -300,6 +300,7 @@ package final class Loop: Handled {
                 return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
             }
             mode.timers[id] = timer
+            mode.timerJoins[id] = nextSequence()
             pushLocked(entry, into: mode)
             // A loop asleep in this mode must re-arm for the new timer.
             if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
@@ -339,6 +340,7 @@ package final class Loop: Handled {
             }
         case .timer(let timer):
             guard mode.timers.removeValue(forKey: id) != nil else { return }
+            mode.timerJoins[id] = nil
             timer.schedule.withLock {
                 $0.modes -= 1
                 if $0.modes == 0 { $0.loop = nil }
@@ -354,6 +356,7 @@ package final class Loop: Handled {
     package func pushLocked(_ entry: TimerHeap.Entry, into mode: Mode) {
         var entry = entry
         entry.seq = nextSequence()
+        entry.joined = mode.timerJoins[ObjectIdentifier(entry.timer)] ?? 0
         mode.heap.push(entry)
     }
 

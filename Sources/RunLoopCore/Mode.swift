@@ -17,6 +17,8 @@ package final class Mode {
     /// loop's lock, so a pass skips locking for what the mode lacks.
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
+    /// When each timer joined this mode (see TimerHeap.Entry.joined).
+    package var timerJoins: [ObjectIdentifier: UInt64] = [:]
     package var timers: [ObjectIdentifier: LoopTimer] = [:] {
         didSet { timerHint.store(timers.count, ordering: .releasing) }
     }
@@ -84,7 +86,8 @@ package final class Mode {
 
     /// True if the entry is still the timer's current schedule in this mode.
     package func isLive(_ entry: TimerHeap.Entry) -> Bool {
-        guard entry.timer.isValid, timers[ObjectIdentifier(entry.timer)] != nil else { return false }
+        let id = ObjectIdentifier(entry.timer)
+        guard entry.timer.isValid, timers[id] != nil, timerJoins[id] == entry.joined else { return false }
         return entry.timer.schedule.withLock { !$0.firing && $0.epoch == entry.epoch }
     }
 
@@ -95,6 +98,16 @@ package final class Mode {
             heap.pop()
         }
         return nil
+    }
+
+    /// When the loop must wake for this mode's timers.  Each timer may fire
+    /// anywhere in [deadline, deadline + tolerance]: waking at the earliest
+    /// window end serves every timer due by then, and makes none late.
+    /// With no tolerance on the earliest timer, that is its deadline.
+    package func timerWakeDeadline() -> UInt64 {
+        guard let top = earliestTimer() else { return Clock.never }
+        let latest = top.latest
+        return latest == top.deadline ? latest : heap.earliestLatest(bound: latest)
     }
 
     /// Rebuilds the heap when stale entries dominate it.

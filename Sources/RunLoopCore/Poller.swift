@@ -33,6 +33,12 @@ package final class Poller: @unchecked Sendable {
     /// epoll_wait's output buffers.  Loop thread only.
     private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.batch)
     private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.batch)
+    /// Why the last `wait` that could sleep returned; nil after a poll.
+    /// Loop thread only.
+    package private(set) var wokeBy: WakeCause? = nil
+    /// The loop's observability state (Insight.swift), kept here because
+    /// the poller is the loop's per-thread companion.
+    package let insight = Insight()
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
@@ -136,6 +142,7 @@ package final class Poller: @unchecked Sendable {
         }
         var n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), timeout)
         state.store(3, ordering: .releasing)
+        var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
         var seen = Set<Int32>()  // used only past a full batch
         var batches = 1
@@ -145,9 +152,11 @@ package final class Poller: @unchecked Sendable {
                 switch tokens[i] {
                 case Self.wakeToken:
                     rl_drain_counter(wakeFD)
+                    sawWake = true
                 case Self.timerToken:
                     rl_drain_counter(timerFD)
                     armed = 0
+                    sawTimer = true
                 case let token:
                     let fd = Int32(truncatingIfNeeded: token - Self.fdTokenBase)
                     // Level-triggered descriptors come round again once
@@ -167,6 +176,7 @@ package final class Poller: @unchecked Sendable {
             batches += 1
             n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), 0)
         }
+        wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
         return ready
     }
 }

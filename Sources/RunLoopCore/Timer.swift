@@ -29,6 +29,10 @@ package final class LoopTimer: Handled {
     package let cContext: RLRunLoopTimerContext?
 
     private let valid = Atomic<Bool>(true)
+    /// How late it may fire (ns): its tolerance, at most half its interval
+    /// if it repeats.  Readable without any lock (the loop reads it while
+    /// choosing when to wake).
+    private let window = Atomic<UInt64>(0)
     private let infoReleased = Atomic<Bool>(false)
     /// Guarded by its own lock, taken inside the owning loop's lock.
     package let schedule: Locked<TimerSchedule>
@@ -53,8 +57,20 @@ package final class LoopTimer: Handled {
 
     package var tolerance: Double {
         get { schedule.withLock { $0.tolerance } }
-        set { schedule.withLock { $0.tolerance = newValue } }
+        set {
+            var ns = Clock.nanoseconds(newValue)
+            if repeats { ns = min(ns, intervalNs / 2) }
+            let (loop, narrower) = schedule.withLock { s -> (Loop?, Bool) in
+                s.tolerance = newValue
+                return (s.loop, ns < window.exchange(ns, ordering: .relaxed))
+            }
+            // A sleeping loop may have chosen a wake-up past the new window.
+            if narrower { loop?.wakeUp() }
+        }
     }
+
+    /// The width of its firing window in ns (see `window`).
+    package var windowNs: UInt64 { window.load(ordering: .relaxed) }
 
     /// Moves the next fire date; the owning loop re-sorts it.
     package func setNextFireDate(_ date: Double) {
@@ -70,8 +86,10 @@ package final class LoopTimer: Handled {
     /// After a firing that was not edited by the callout: the first slot
     /// of the original schedule later than `now` (missed slots are
     /// skipped, never fired in a burst).  Call with `schedule` locked.
-    package static func advance(_ s: inout TimerSchedule, interval: Double, intervalNs: UInt64, now: UInt64) {
-        guard s.deadline != Clock.never else { return }
+    /// Returns how many slots it moved (1 when none was missed).
+    @discardableResult
+    package static func advance(_ s: inout TimerSchedule, interval: Double, intervalNs: UInt64, now: UInt64) -> UInt64 {
+        guard s.deadline != Clock.never else { return 0 }
         var slots: UInt64 = 1
         if s.deadline <= now { slots = (now - s.deadline) / intervalNs + 1 }
         let (step, o1) = slots.multipliedReportingOverflow(by: intervalNs)
@@ -79,6 +97,7 @@ package final class LoopTimer: Handled {
         s.deadline = o1 || o2 ? Clock.never : next
         s.fireDate += Double(slots) * interval
         s.epoch &+= 1
+        return slots
     }
 
     /// Removes it from its loop and releases its info (as CF does).

@@ -10,6 +10,16 @@ package struct TimerHeap {
         package var seq: UInt64
         package var epoch: UInt64
         package var timer: LoopTimer
+        /// When the timer joined the mode this heap belongs to: an entry
+        /// from before the timer was removed and added again is stale, so
+        /// a re-added timer queues behind timers already due with it.
+        package var joined: UInt64 = 0
+
+        /// The end of the timer's firing window (deadline + tolerance).
+        package var latest: UInt64 {
+            let (sum, overflow) = deadline.addingReportingOverflow(timer.windowNs)
+            return overflow ? Clock.never : sum
+        }
 
         package func precedes(_ other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : seq < other.seq
@@ -35,6 +45,24 @@ package struct TimerHeap {
         let last = entries.removeLast()
         if !entries.isEmpty { siftDown(0) }
         return last
+    }
+
+    /// The earliest window end among the entries, given `bound`, the
+    /// window end of the top entry: only entries due before `bound` can
+    /// end their window earlier, and the heap order prunes the others
+    /// (cost: the number of entries due before `bound`).  Stale entries
+    /// count too, which at worst wakes the loop a little early for nothing.
+    package func earliestLatest(bound: UInt64) -> UInt64 {
+        var best = bound
+        visit(0, &best)
+        return best
+    }
+
+    private func visit(_ i: Int, _ best: inout UInt64) {
+        guard i < entries.count, entries[i].deadline < best else { return }
+        best = min(best, entries[i].latest)
+        visit(2 * i + 1, &best)
+        visit(2 * i + 2, &best)
     }
 
     /// Drops every entry for which `isLive` is false and re-heapifies.

@@ -18,7 +18,7 @@ extension Loop {
                 blocks = later
             }
         }
-        for block in ready { block.work.run() }
+        for block in ready { callout(.block, 0) { block.work.run() } }
         ready.removeAll(keepingCapacity: true)
         spareBlocks = ready
     }
@@ -67,7 +67,7 @@ extension Loop {
                 break
             }
             guard source.isValid, source.claimPerform() else { continue }
-            source.callbacks.perform()
+            callout(.source, source.handle) { source.callbacks.perform() }
             handled = true
         }
         return handled

@@ -72,8 +72,11 @@ static int torn_client(const char *name)
     size_t big = 16u << 20;
     uint8_t *bytes = (uint8_t *)calloc(big, 1);
     RLDataRef d = RLDataCreate(NULL, bytes, (RLIndex)big);
-    int32_t rc = RLMessagePortSendRequest(remote, MSG_ECHO, d, 0.05, 1, kRLRunLoopDefaultMode, NULL);
-    _exit(rc == kRLMessagePortSendTimeout ? 0 : 7);
+    /* Give up mid-conversation: while still writing 16 MiB (SendTimeout) or,
+     * when the server drained it that fast, while waiting for the reply
+     * (ReceiveTimeout).  Either way the server sees a torn connection. */
+    int32_t rc = RLMessagePortSendRequest(remote, MSG_ECHO, d, 0.05, 0.001, kRLRunLoopDefaultMode, NULL);
+    _exit(rc == kRLMessagePortSendTimeout || rc == kRLMessagePortReceiveTimeout ? 0 : 7);
 }
 
 /* ---- the parent ------------------------------------------------------- */

@@ -21,12 +21,14 @@
  * Handles are not raw pointers: each one names a slot in a process-wide
  * table, checked on every call.  NULL, a released (stale) handle, or a
  * handle of the wrong type (a timer passed where a source is expected) is
- * detected — reliably, not by luck: a slot's generation changes when its
- * object dies, so an old handle never reaches a new object — and reported
+ * detected — reliably, not by luck: a slot's 24-bit generation changes
+ * when its object dies, so an old handle does not reach a new object
+ * (unless that one slot was reused 16,777,216 times since) — and reported
  * (see "Errors" below); the call does nothing and returns 0 / NULL / false.
  * It never crashes the process.
  *
- * Mode names (RLRunLoopMode) are C strings compared by value.  The library
+ * Mode names (RLRunLoopMode) are C strings compared by value, up to 1024
+ * bytes (longer: kRLErrorInvalidArgument); "" is a valid name like any other.  The library
  * interns every name it is given: the pointers it returns for mode names
  * (RLRunLoopCopyCurrentMode, the elements of RLRunLoopCopyAllModes) stay
  * valid for the life of the process.  RLRelease() accepts such a pointer and
@@ -214,7 +216,10 @@ RLArrayRef RLArrayCreateWithModes(const RLRunLoopMode *modes, RLIndex count);
 /* The calling thread's loop, created on first use.  Borrowed: valid until
  * the thread exits (RLRetain it to use it from elsewhere after that). */
 RLRunLoopRef RLRunLoopGetCurrent(void);
-/* The main thread's loop, from any thread.  Borrowed; lives forever. */
+/* The main thread's loop, from any thread.  Borrowed; lives forever.  While
+ * the main thread runs it in a common mode it also serves libdispatch's main
+ * queue (dispatch_async(dispatch_get_main_queue(), ...)), as on Darwin; see
+ * insight.h. */
 RLRunLoopRef RLRunLoopGetMain(void);
 
 /* The mode the loop is running now (the innermost run), or NULL when it is
@@ -429,8 +434,11 @@ RLIndex RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);
 void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
 RLBoolean RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);
 void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
-/* How late the timer may fire, to let the loop coalesce wake-ups.  Stored
- * and reported; negative or NaN values are stored as 0 with an error. */
+/* How late the timer may fire, to let the loop coalesce wake-ups: it fires
+ * within [fire date, fire date + tolerance] (for a repeating timer, at most
+ * half its interval), and the loop wakes once for every timer whose window
+ * has opened; see insight.h.  Negative or NaN values are stored as 0 with an
+ * error; +infinity is stored as 3.2e9 s (about 100 years). */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 
@@ -487,5 +495,6 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 
 /* Message ports, data and keep-alive worker threads. */
 #include "ports.h"
+#include "insight.h"
 
 #endif /* RUNLOOP_RUNLOOP_H */

@@ -1,0 +1,80 @@
+import CRunLoop
+import CRunLoopShims
+import Glibc
+
+// include/runloop/insight.h: stall monitor, statistics, traces.
+
+@c(RLRunLoopPhaseGetName)
+public func rlRunLoopPhaseGetName(_ phase: RLRunLoopPhase) -> UnsafePointer<CChar>? {
+    guard phase >= 0, phase <= 255, let p = Phase(rawValue: UInt8(phase)) else { return staticCString("?") }
+    return staticCString(p.name)
+}
+
+@c(RLRunLoopCalloutKindGetName)
+public func rlRunLoopCalloutKindGetName(_ kind: RLRunLoopCalloutKind) -> UnsafePointer<CChar>? {
+    guard kind >= 0, kind <= 255, let k = CalloutKind(rawValue: UInt8(kind)) else { return staticCString("?") }
+    return staticCString(k.name)
+}
+
+/// A StaticString literal's bytes are NUL-terminated and permanent.
+private func staticCString(_ s: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@c(RLRunLoopSetStallHandler)
+public func rlRunLoopSetStallHandler(_ rl: RLRunLoopRef?, _ threshold: RLTimeInterval,
+                                     _ handler: RLRunLoopStallHandler?, _ info: UnsafeMutableRawPointer?) {
+    borrow(rl, as: .runLoop, "RLRunLoopSetStallHandler", orElse: ()) { (loop: Loop) in
+        let ns = threshold > 0 ? max(1, Clock.nanoseconds(threshold)) : 0
+        StallMonitor.shared.set(loop, thresholdNs: ns, handler: handler, info: info)
+    }
+}
+
+@c(RLRunLoopGetStatistics)
+public func rlRunLoopGetStatistics(_ rl: RLRunLoopRef?, _ stats: UnsafeMutablePointer<RLRunLoopStatistics>?) {
+    borrow(rl, as: .runLoop, "RLRunLoopGetStatistics", orElse: ()) { (loop: Loop) in
+        guard let stats else {
+            reportError("RLRunLoopGetStatistics", .invalidArgument, "NULL stats")
+            return
+        }
+        if !loop.insight.statistics.snapshot(into: stats) {
+            reportError("RLRunLoopGetStatistics", .invalidArgument,
+                        "stats->size \(stats.pointee.size) is too small (set it to sizeof(RLRunLoopStatistics))")
+        }
+    }
+}
+
+@c(RLRunLoopResetStatistics)
+public func rlRunLoopResetStatistics(_ rl: RLRunLoopRef?) {
+    borrow(rl, as: .runLoop, "RLRunLoopResetStatistics", orElse: ()) { (loop: Loop) in
+        loop.insight.statistics.reset()
+    }
+}
+
+@c(RLRunLoopTraceStart)
+public func rlRunLoopTraceStart(_ rl: RLRunLoopRef?, _ path: UnsafePointer<CChar>?) -> RLBoolean {
+    borrow(rl, as: .runLoop, "RLRunLoopTraceStart", orElse: 0) { (loop: Loop) in
+        guard let path else {
+            reportError("RLRunLoopTraceStart", .invalidArgument, "NULL path")
+            return 0
+        }
+        switch loop.startTrace(path: path) {
+        case .started: return 1
+        case .alreadyTracing:
+            reportError("RLRunLoopTraceStart", .invalidArgument, "the loop is already recording a trace")
+        case .loopGone:
+            reportError("RLRunLoopTraceStart", .loopGone)
+        case .cannotCreate(let err):
+            reportError("RLRunLoopTraceStart", .invalidArgument,
+                        "cannot create \(String(cString: path)): \(String(cString: strerror(err)))")
+        }
+        return 0
+    }
+}
+
+@c(RLRunLoopTraceStop)
+public func rlRunLoopTraceStop(_ rl: RLRunLoopRef?) -> RLBoolean {
+    borrow(rl, as: .runLoop, "RLRunLoopTraceStop", orElse: 0) { (loop: Loop) in
+        loop.stopTrace() ? 1 : 0
+    }
+}

@@ -1,0 +1,58 @@
+import CRunLoopShims
+import Glibc
+import Synchronization
+
+/// The main loop serves libdispatch's main queue, as CoreFoundation does:
+/// blocks sent with `dispatch_async(dispatch_get_main_queue(), ...)`
+/// (Swift's `DispatchQueue.main.async`, `@MainActor` jobs) run on the main
+/// thread while it runs its loop in a common mode, woken by the queue's
+/// eventfd, without polling.
+///
+/// runloop does not link libdispatch: the two entry points libdispatch
+/// exports for CoreFoundation are looked up in the process when the main
+/// loop first runs, so a program that does not use libdispatch pays
+/// nothing.  The queue's descriptor is a version-1 source in the common
+/// modes, kept for the life of the process (so the main loop never reports
+/// `Finished` in a common mode once it serves the queue, as with CF).
+enum DispatchMainQueue {
+    /// int _dispatch_get_main_queue_handle_4CF(void)
+    typealias HandleFunction = @convention(c) () -> Int32
+    /// void _dispatch_main_queue_callback_4CF(void *msg)  (msg: NULL on Linux)
+    typealias DrainFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+    /// Set once the main loop has looked for libdispatch.
+    static let looked = Atomic<Bool>(false)
+
+    static func lookUp() -> (handle: HandleFunction, drain: DrainFunction)? {
+        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)  // RTLD_DEFAULT
+        guard let h = dlsym(everywhere, "_dispatch_get_main_queue_handle_4CF"),
+              let d = dlsym(everywhere, "_dispatch_main_queue_callback_4CF") else { return nil }
+        return (unsafeBitCast(h, to: HandleFunction.self), unsafeBitCast(d, to: DrainFunction.self))
+    }
+}
+
+extension Loop {
+    /// Called by the main loop's thread at the start of each run: the first
+    /// time, adds the main queue's source to the common modes if libdispatch
+    /// is in the process.
+    package func ensureMainQueueSource() {
+        guard !DispatchMainQueue.looked.load(ordering: .relaxed) else { return }
+        DispatchMainQueue.looked.store(true, ordering: .relaxed)
+        guard let queue = DispatchMainQueue.lookUp() else { return }
+        let fd = queue.handle()
+        guard fd >= 0 else { return }
+        let drain = queue.drain
+        let callbacks = SourceCallbacks(perform: {}, describe: { "libdispatch main queue (fd \(fd))" },
+                                        ready: { _ in
+            // Consume the wake-up first, so a block queued while draining
+            // signals the descriptor again.
+            rl_drain_counter(fd)
+            drain(nil)
+        })
+        let source = Source(order: 0, callbacks: callbacks, cContext: nil, descriptor: fd, interest: EPOLLIN.rawValue)
+        guard HandleTable.shared.register(source) else { return }
+        // The registration's reference stays: the source lives as long as
+        // the process.
+        _ = add(.source(source), to: .common)
+    }
+}

@@ -1,0 +1,246 @@
+import CRunLoop
+import Synchronization
+
+/// The step of a pass a loop is in (RLRunLoopPhase).
+package enum Phase: UInt8 {
+    case idle = 0, entry, beforeTimers, beforeSources, blocks, sources, beforeWaiting, waiting, afterWaiting
+    case timers, descriptors, exit
+
+    package var name: StaticString {
+        switch self {
+        case .idle: "Idle"
+        case .entry: "Entry"
+        case .beforeTimers: "BeforeTimers"
+        case .beforeSources: "BeforeSources"
+        case .blocks: "Blocks"
+        case .sources: "Sources"
+        case .beforeWaiting: "BeforeWaiting"
+        case .waiting: "Waiting"
+        case .afterWaiting: "AfterWaiting"
+        case .timers: "Timers"
+        case .descriptors: "Descriptors"
+        case .exit: "Exit"
+        }
+    }
+
+    /// The step in which observers of `activity` are called.
+    package static func of(activity: UInt) -> Phase {
+        switch activity {
+        case Activity.entry: .entry
+        case Activity.beforeTimers: .beforeTimers
+        case Activity.beforeSources: .beforeSources
+        case Activity.beforeWaiting: .beforeWaiting
+        case Activity.afterWaiting: .afterWaiting
+        default: .exit
+        }
+    }
+}
+
+/// The kind of user code being called (RLRunLoopCalloutKind).
+package enum CalloutKind: UInt8 {
+    case none = 0, observer, timer, source, descriptor, block
+
+    package var name: StaticString {
+        switch self {
+        case .none: "none"
+        case .observer: "observer"
+        case .timer: "timer"
+        case .source: "source"
+        case .descriptor: "descriptor"
+        case .block: "block"
+        }
+    }
+}
+
+/// Why a sleep ended (counted in Statistics, shown in traces).
+package enum WakeCause: UInt8 {
+    case descriptor, wakeUp, timer, timeout
+
+    package var name: StaticString {
+        switch self {
+        case .descriptor: "descriptor"
+        case .wakeUp: "wake-up"
+        case .timer: "timer"
+        case .timeout: "timeout"
+        }
+    }
+}
+
+/// What one loop lets the outside see: its counters, the step it is in
+/// (published for the stall monitor's watchdog), and its trace.
+///
+/// The pass reports each step (`enter`) and each callout (`calloutBegan`
+/// / `calloutEnded`).  With neither the stall monitor nor a trace on, a
+/// step costs one relaxed atomic load; a callout costs two clock readings
+/// and a few counter stores.  Loop-thread state is plain; what other
+/// threads read is atomic.
+package final class Insight: @unchecked Sendable {
+    package static let stallBit: UInt8 = 1
+    package static let traceBit: UInt8 = 2
+    /// Which of the stall monitor and the trace are on.
+    package let flags = Atomic<UInt8>(0)
+    package let statistics = Statistics()
+    package let trace = TraceWriter()
+
+    // Published for the watchdog (seqlock: `marker` is written last and
+    // read before and after the others).
+    /// step number(48) | callout kind(8) | phase(8).
+    package let marker = Atomic<UInt64>(0)
+    package let markerStart = Atomic<UInt64>(0)
+    package let markerItem = Atomic<UInt>(0)
+    package let markerMode = Atomic<UInt>(0)
+
+    // Loop thread only.
+    private var phase: Phase = .idle
+    /// When the step began (for traces), and when its stall count began
+    /// (the same, except after a nested run: see runEnds).
+    private var phaseStart: UInt64 = 0
+    private var stallStart: UInt64 = 0
+    private var step: UInt64 = 0
+    private var mode: ModeName? = nil
+    private var lastWake: WakeCause? = nil
+
+    package init() {}
+
+    // MARK: steps
+
+    /// The loop moves to step `next` of the pass.
+    @inline(__always)
+    package func enter(_ next: Phase) {
+        let f = flags.load(ordering: .relaxed)
+        if f != 0 { enterSlow(next, f) }
+    }
+
+    private func enterSlow(_ next: Phase, _ f: UInt8) {
+        let now = Clock.monotonicNow()
+        if f & Self.traceBit != 0 && phase != .idle {
+            let arg: TraceWriter.Arg = phase == .waiting ? lastWake.map { .word("woke", $0.name) } ?? .none : .none
+            trace.complete(name: phase.name, category: "phase", start: phaseStart, end: now, arg)
+        }
+        phase = next
+        phaseStart = now
+        stallStart = now
+        step &+= 1
+        if f & Self.stallBit != 0 { publish(.none, item: 0) }
+    }
+
+    /// Set in `marker` while the other published words are rewritten.
+    package static let busyBit: UInt64 = 1 << 63
+
+    private func publish(_ kind: CalloutKind, item: UInt) {
+        marker.store(Self.busyBit, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        markerStart.store(stallStart, ordering: .relaxed)
+        markerItem.store(item, ordering: .relaxed)
+        markerMode.store(mode.map { UInt(bitPattern: $0.cString) } ?? 0, ordering: .relaxed)
+        marker.store(step << 16 | UInt64(kind.rawValue) << 8 | UInt64(phase.rawValue), ordering: .releasing)
+    }
+
+    /// What a run saves of the step it interrupts (a nested run happens
+    /// inside a callout of the outer one).
+    package struct Saved {
+        fileprivate var phase: Phase
+        fileprivate var mode: ModeName?
+        fileprivate var start: UInt64
+        fileprivate var kind: CalloutKind
+        fileprivate var item: UInt
+    }
+
+    /// A run of `name` starts.
+    package func runBegins(_ name: ModeName) -> Saved {
+        let saved = Saved(phase: phase, mode: mode, start: phaseStart, kind: calloutKind, item: calloutItem)
+        mode = name
+        phase = .idle
+        runStart.append(flags.load(ordering: .relaxed) != 0 ? Clock.monotonicNow() : 0)
+        return saved
+    }
+
+    /// The run ends: the interrupted step resumes with a fresh count (a
+    /// long nested run is not a stall of the callout that started it).
+    package func runEnds(_ saved: Saved) {
+        let begun = runStart.popLast() ?? 0
+        let f = flags.load(ordering: .relaxed)
+        if f != 0 {
+            let now = Clock.monotonicNow()
+            if f & Self.traceBit != 0 {
+                if phase != .idle { trace.complete(name: phase.name, category: "phase", start: phaseStart, end: now, .none) }
+                if let mode, begun != 0 {
+                    trace.complete(name: "run", category: "run", start: begun, end: now, .text("mode", mode.description))
+                }
+            }
+            stallStart = now
+        }
+        phaseStart = saved.start
+        phase = saved.phase
+        mode = saved.mode
+        calloutKind = saved.kind
+        calloutItem = saved.item
+        step &+= 1
+        if f & Self.stallBit != 0 { publish(saved.kind, item: saved.item) }
+    }
+    private var runStart: [UInt64] = []
+
+    // MARK: callouts
+
+    private var calloutKind: CalloutKind = .none
+    private var calloutItem: UInt = 0
+
+    /// Returns the start time to pass to `calloutEnded`.
+    @inline(__always)
+    package func calloutBegan(_ kind: CalloutKind, item: UInt) -> UInt64 {
+        if flags.load(ordering: .relaxed) & Self.stallBit != 0 {
+            calloutKind = kind
+            calloutItem = item
+            publish(kind, item: item)
+        }
+        return Clock.monotonicNow()
+    }
+
+    @inline(__always)
+    package func calloutEnded(_ kind: CalloutKind, item: UInt, start: UInt64) {
+        let end = Clock.monotonicNow()
+        statistics.callout(kind, took: end &- start)
+        let f = flags.load(ordering: .relaxed)
+        if f != 0 { calloutEndedSlow(kind, item: item, start: start, end: end, f) }
+    }
+
+    private func calloutEndedSlow(_ kind: CalloutKind, item: UInt, start: UInt64, end: UInt64, _ f: UInt8) {
+        if f & Self.traceBit != 0 {
+            trace.complete(name: kind.name, category: "callout", start: start, end: end,
+                           item == 0 ? .none : .hex("item", item))
+        }
+        if f & Self.stallBit != 0 {
+            calloutKind = .none
+            calloutItem = 0
+            publish(.none, item: 0)
+        }
+    }
+
+    // MARK: sleeping
+
+    /// A sleep (not a poll) ended because of `cause`.
+    package func woke(_ cause: WakeCause) {
+        statistics.bump(.sleeps)
+        switch cause {
+        case .descriptor: statistics.bump(.wakeUpsByDescriptor)
+        case .wakeUp: statistics.bump(.wakeUpsByWakeUp)
+        case .timer: statistics.bump(.wakeUpsByTimer)
+        case .timeout: statistics.bump(.wakeUpsByTimeout)
+        }
+        lastWake = cause
+    }
+}
+
+/// Wrapping user code of the pass (used by the pass's steps).
+extension Loop {
+    package var insight: Insight { poller.insight }
+
+    /// Calls `body` as a callout of `kind` on `item` (a handle, or 0).
+    @inline(__always)
+    package func callout(_ kind: CalloutKind, _ item: UInt64, _ body: () -> Void) {
+        let insight = poller.insight
+        let start = insight.calloutBegan(kind, item: UInt(item))
+        body()
+        insight.calloutEnded(kind, item: UInt(item), start: start)
+    }
+}

@@ -1,0 +1,93 @@
+import CRunLoop
+import CRunLoopShims
+
+/// A loop's counters (RLRunLoopGetStatistics).  Written only by the loop's
+/// thread, with one atomic load and one atomic store per increment (plain
+/// moves on x86-64: no read-modify-write); read from any thread one
+/// counter at a time.  The layout matches `RLRunLoopStatistics` from
+/// `passes` on, so a snapshot is a loop of loads into the C struct.
+package final class Statistics: @unchecked Sendable {
+    /// Indices into the counter array, in the C struct's field order.
+    package enum Counter: Int {
+        case passes = 0, sleeps
+        case wakeUpsByDescriptor, wakeUpsByWakeUp, wakeUpsByTimer, wakeUpsByTimeout
+        case timersFired, timersLate, timerSlotsSkipped
+        case lateness0  // RL_RUN_LOOP_LATENESS_BUCKETS buckets from here
+        case version0Performed = 33, version1Performed, observersCalled, blocksRun
+        case longestCallout, longestCalloutKind
+    }
+    package static let latenessBuckets = 24
+    private static let count = Counter.longestCalloutKind.rawValue + 1
+
+    private let values: UnsafeMutablePointer<UInt64>
+
+    package init() {
+        values = .allocate(capacity: Self.count)
+        values.initialize(repeating: 0, count: Self.count)
+    }
+
+    deinit { values.deallocate() }
+
+    /// Loop thread only.
+    @inline(__always)
+    package func bump(_ counter: Counter, by n: UInt64 = 1) {
+        let p = values + counter.rawValue
+        rl_atomic_store(p, rl_atomic_load(p) &+ n)
+    }
+
+    /// Loop thread only: counts a timer fired `lateNs` after its fire
+    /// date, whose window was `windowNs` wide.
+    package func timerFired(lateNs: UInt64, windowNs: UInt64) {
+        bump(.timersFired)
+        if lateNs > windowNs &+ 1_000_000 { bump(.timersLate) }
+        let micros = lateNs / 1000
+        let bucket = micros == 0 ? 0 : min(Self.latenessBuckets - 1, 64 - micros.leadingZeroBitCount)
+        let p = values + Counter.lateness0.rawValue + bucket
+        rl_atomic_store(p, rl_atomic_load(p) &+ 1)
+    }
+
+    /// Loop thread only: a callout of `kind` took `ns`.
+    @inline(__always)
+    package func callout(_ kind: CalloutKind, took ns: UInt64) {
+        switch kind {
+        case .observer: bump(.observersCalled)
+        case .source: bump(.version0Performed)
+        case .descriptor: bump(.version1Performed)
+        case .block: bump(.blocksRun)
+        case .timer, .none: break  // timers are counted by timerFired
+        }
+        let longest = values + Counter.longestCallout.rawValue
+        if ns > rl_atomic_load(longest) {
+            rl_atomic_store(longest, ns)
+            rl_atomic_store(values + Counter.longestCalloutKind.rawValue, UInt64(kind.rawValue))
+        }
+    }
+
+    /// Any thread.
+    package func reset() {
+        for i in 0..<Self.count { rl_atomic_store(values + i, 0) }
+    }
+
+    /// Fills the caller's struct up to its `size` (which stays as given).
+    /// Returns false if `size` does not cover `passes`.
+    package func snapshot(into out: UnsafeMutablePointer<RLRunLoopStatistics>) -> Bool {
+        let size = Int(out.pointee.size)
+        let first = MemoryLayout<RLRunLoopStatistics>.offset(of: \RLRunLoopStatistics.passes)!
+        let kindOffset = MemoryLayout<RLRunLoopStatistics>.offset(of: \RLRunLoopStatistics.longestCalloutKind)!
+        guard size >= first + 8 else { return false }
+        var full = RLRunLoopStatistics()
+        withUnsafeMutableBytes(of: &full) { raw in
+            for i in 0..<Counter.longestCalloutKind.rawValue {
+                raw.storeBytes(of: rl_atomic_load(values + i), toByteOffset: first + 8 * i, as: UInt64.self)
+            }
+            let kind = Int32(truncatingIfNeeded: rl_atomic_load(values + Counter.longestCalloutKind.rawValue))
+            raw.storeBytes(of: kind, toByteOffset: kindOffset, as: Int32.self)
+        }
+        let limit = min(size, MemoryLayout<RLRunLoopStatistics>.size)
+        withUnsafeBytes(of: &full) { src in
+            UnsafeMutableRawPointer(out).advanced(by: first)
+                .copyMemory(from: src.baseAddress!.advanced(by: first), byteCount: limit - first)
+        }
+        return true
+    }
+}

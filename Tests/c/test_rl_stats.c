@@ -1,0 +1,188 @@
+/*
+ * test_rl_stats — loop statistics (runloop-only, include/runloop/insight.h):
+ *   - a new loop's counters are all 0;
+ *   - a one-shot timer: one pass, one sleep ended by the timer, one timer
+ *     fired, counted once in the lateness histogram;
+ *   - a run's time limit ends a sleep as a timeout;
+ *   - another thread's RLRunLoopStop (a wake-up) ends a sleep as a wake-up;
+ *   - a ready descriptor ends a sleep as a descriptor, and its version-1
+ *     source is counted as performed;
+ *   - every observer callout, performed block and version-0 perform is counted;
+ *   - a repeating 10 ms timer whose callout blocks 35 ms skips at least 3
+ *     slots, and the longest callout (a timer) lasted at least 35 ms;
+ *   - a caller's smaller struct (older `size`) gets only the fields it has;
+ *     a size too small for anything, or NULL, is an error;
+ *   - RLRunLoopResetStatistics zeroes every counter.
+ */
+#include "harness.h"
+
+#include <unistd.h>
+
+#ifdef RL_TEST_AGAINST_CF
+#error "test_rl_stats tests runloop-only functions"
+#endif
+
+static RLRunLoopStatistics stats_of(RLRunLoopRef rl)
+{
+    RLRunLoopStatistics s;
+    memset(&s, 0xEE, sizeof s);
+    s.size = sizeof s;
+    RLRunLoopGetStatistics(rl, &s);
+    return s;
+}
+
+static uint64_t histogram_total(const RLRunLoopStatistics *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < RL_RUN_LOOP_LATENESS_BUCKETS; i++) n += s->latenessHistogram[i];
+    return n;
+}
+
+static void quiet_timer(RLRunLoopTimerRef t, void *info) {}
+static void perform_nothing(void *info) {}
+
+static void slow_tick(RLRunLoopTimerRef t, void *info)
+{
+    int *ticks = (int *)info;
+    if (++*ticks == 1) {
+        struct timespec d = { 0, 35 * 1000000L };
+        nanosleep(&d, NULL);
+    } else {
+        RLRunLoopTimerInvalidate(t);
+    }
+}
+
+static void fd_ready(RLFileDescriptorRef f, RLOptionFlags types, void *info)
+{
+    char c;
+    if (read(RLFileDescriptorGetNativeDescriptor(f), &c, 1) != 1) TRACE("read failed");
+}
+
+static RLRunLoopRef g_rl;
+static gate_t g_sleeping = GATE_INIT;
+
+static void *waker(void *arg)
+{
+    gate_wait(&g_sleeping);
+    while (!RLRunLoopIsWaiting(g_rl)) sched_yield();
+    RLRunLoopStop(g_rl);
+    return NULL;
+}
+
+static void before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    gate_post(&g_sleeping);
+}
+
+static void scenario(void)
+{
+    RLRunLoopRef rl = g_rl = RLRunLoopGetCurrent();
+    RLRunLoopStatistics s = stats_of(rl);
+    TRACE("new loop: passes %llu, sleeps %llu, timers %llu, observers %llu, longest %llu",
+          (unsigned long long)s.passes, (unsigned long long)s.sleeps, (unsigned long long)s.timersFired,
+          (unsigned long long)s.observersCalled, (unsigned long long)s.longestCalloutNanoseconds);
+
+    /* a one-shot timer */
+    RLRunLoopTimerRef t = new_timer(now() + 0.02, 0, quiet_timer, NULL);
+    RLRunLoopAddTimer(rl, t, MODE("timer"));
+    RLRunLoopRunInMode(MODE("timer"), 5.0, false);
+    RLRelease(t);
+    s = stats_of(rl);
+    TRACE("one-shot timer: passes %llu, sleeps %llu, by timer %llu, fired %llu, in histogram %llu",
+          (unsigned long long)s.passes, (unsigned long long)s.sleeps, (unsigned long long)s.wakeUpsByTimer,
+          (unsigned long long)s.timersFired, (unsigned long long)histogram_total(&s));
+
+    /* queued work and a signalled version-0 source */
+    RLRunLoopResetStatistics(rl);
+    RLRunLoopSourceRef v0 = new_source(0, NULL, perform_nothing);
+    RLRunLoopAddSource(rl, v0, MODE("work"));
+    RLRunLoopSourceSignal(v0);
+    RLRunLoopPerformFunction(rl, MODE("work"), perform_nothing, NULL);
+    RLRunLoopPerformFunction(rl, MODE("work"), perform_nothing, NULL);
+    RLRunLoopRunInMode(MODE("work"), 0, false);
+    s = stats_of(rl);
+    TRACE("work: blocks run %llu, version-0 performed %llu",
+          (unsigned long long)s.blocksRun, (unsigned long long)s.version0Performed);
+    RLRunLoopSourceInvalidate(v0);
+    RLRelease(v0);
+
+    /* a timeout */
+    RLRunLoopResetStatistics(rl);
+    RLRunLoopSourceRef idle = new_source(0, NULL, perform_nothing);
+    RLRunLoopAddSource(rl, idle, MODE("idle"));
+    RLRunLoopRunInMode(MODE("idle"), 0.02, false);
+    s = stats_of(rl);
+    TRACE("time limit: sleeps %llu, by timeout %llu, by timer %llu",
+          (unsigned long long)s.sleeps, (unsigned long long)s.wakeUpsByTimeout, (unsigned long long)s.wakeUpsByTimer);
+
+    /* a wake-up from another thread; the observer counts too */
+    RLRunLoopResetStatistics(rl);
+    RLRunLoopObserverRef o = new_observer(kRLRunLoopBeforeWaiting, true, 0, before_waiting, NULL);
+    RLRunLoopAddObserver(rl, o, MODE("idle"));
+    pthread_t w = start_thread(waker, NULL);
+    RLRunLoopRunInMode(MODE("idle"), 5.0, false);
+    pthread_join(w, NULL);
+    s = stats_of(rl);
+    TRACE("wake-up: by wake-up %llu, observers called %llu",
+          (unsigned long long)s.wakeUpsByWakeUp, (unsigned long long)s.observersCalled);
+    RLRunLoopRemoveObserver(rl, o, MODE("idle"));
+    RLRelease(o);
+
+    /* a ready descriptor */
+    RLRunLoopResetStatistics(rl);
+    int p[2];
+    if (pipe(p) != 0) { TRACE("pipe failed"); return; }
+    RLFileDescriptorRef f = RLFileDescriptorCreate(NULL, p[0], true, fd_ready, NULL);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RLRunLoopSourceRef fs = RLFileDescriptorCreateRunLoopSource(NULL, f, 0);
+    RLRunLoopAddSource(rl, fs, MODE("fd"));
+    if (write(p[1], "x", 1) != 1) TRACE("write failed");
+    RLRunLoopRunResult r = RLRunLoopRunInMode(MODE("fd"), 5.0, true);
+    s = stats_of(rl);
+    TRACE("descriptor: %s, sleeps %llu, by descriptor %llu, version-1 performed %llu",
+          result_name(r), (unsigned long long)s.sleeps, (unsigned long long)s.wakeUpsByDescriptor,
+          (unsigned long long)s.version1Performed);
+    RLFileDescriptorInvalidate(f);
+    RLRelease(fs);
+    RLRelease(f);
+    close(p[1]);
+
+    /* skipped slots, longest callout */
+    RLRunLoopResetStatistics(rl);
+    int ticks = 0;
+    RLRunLoopTimerRef slow = new_timer(now() + 0.01, 0.01, slow_tick, &ticks);
+    RLRunLoopAddTimer(rl, slow, MODE("slow"));
+    RLRunLoopRunInMode(MODE("slow"), 5.0, false);
+    RLRelease(slow);
+    s = stats_of(rl);
+    TRACE("slow repeating timer: fired %llu, skipped >= 3: %s, longest >= 35 ms: %s, longest kind %s",
+          (unsigned long long)s.timersFired, yes_no(s.timerSlotsSkipped >= 3),
+          yes_no(s.longestCalloutNanoseconds >= 35000000ULL), RLRunLoopCalloutKindGetName(s.longestCalloutKind));
+
+    /* an older, smaller struct */
+    RLRunLoopStatistics small;
+    memset(&small, 0xEE, sizeof small);
+    small.size = offsetof(RLRunLoopStatistics, sleeps);
+    RLRunLoopGetStatistics(rl, &small);
+    TRACE("size up to passes: passes written %s, sleeps untouched %s, size kept %s",
+          yes_no(small.passes == s.passes), yes_no(small.sleeps == 0xEEEEEEEEEEEEEEEEULL),
+          yes_no(small.size == offsetof(RLRunLoopStatistics, sleeps)));
+    small.size = 4;
+    RLRunLoopGetStatistics(rl, &small);
+    TRACE("size 4: untouched %s", yes_no(small.passes == s.passes));
+    RLRunLoopGetStatistics(rl, NULL);
+
+    RLRunLoopResetStatistics(rl);
+    s = stats_of(rl);
+    TRACE("after reset: passes %llu, fired %llu, skipped %llu, in histogram %llu, longest %llu",
+          (unsigned long long)s.passes, (unsigned long long)s.timersFired, (unsigned long long)s.timerSlotsSkipped,
+          (unsigned long long)histogram_total(&s), (unsigned long long)s.longestCalloutNanoseconds);
+    RLRunLoopSourceInvalidate(idle);
+    RLRelease(idle);
+}
+
+int main(void)
+{
+    run_on_thread(scenario);
+    return trace_check("rl_stats") | harness_failures;
+}

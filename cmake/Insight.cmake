@@ -1,0 +1,28 @@
+# Tests of include/runloop/insight.h and the main-queue integration, beyond
+# what cmake/RunLoopTests.cmake gives every Tests/c/test_*.c (included from
+# CMakeLists.txt after it, inside if(RUNLOOP_BUILD_TESTS)).
+#
+#   test_rl_tolerance, test_rl_stall   timing measurements: RUN_SERIAL
+#   test_rl_mainqueue                  dlopen()s the toolchain's libdispatch
+#                                      (RL_DISPATCH_LIBRARY), no link flag
+#   trace_demo_json                    examples/trace_demo writes a trace;
+#                                      python3 -m json.tool must accept it
+foreach(_rl_t test_rl_tolerance test_rl_stall)
+  if(TEST ${_rl_t})
+    set_tests_properties(${_rl_t} PROPERTIES RUN_SERIAL ON)
+  endif()
+endforeach()
+
+if(TARGET test_rl_mainqueue)
+  target_compile_definitions(test_rl_mainqueue PRIVATE
+    "RL_DISPATCH_LIBRARY=\"${RUNLOOP_SWIFT_RUNTIME_DIR}/libdispatch.so\"")
+endif()
+
+find_program(RUNLOOP_PYTHON3 NAMES python3)
+if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/examples/trace_demo.c" AND RUNLOOP_PYTHON3)
+  add_test(NAME trace_demo_json
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/scripts/trace-demo.sh"
+      --program "$<TARGET_FILE:example_trace_demo>"
+      --out "${CMAKE_BINARY_DIR}/trace-demo.json")
+  set_tests_properties(trace_demo_json PROPERTIES LABELS "c;trace" TIMEOUT 60)
+endif()
