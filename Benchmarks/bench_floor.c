@@ -13,7 +13,9 @@
  */
 #include "bench.h"
 #include <stdatomic.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
@@ -134,12 +136,52 @@ static void bench_lateness(long fires)
     result("lateness", IMPL, "p99", percentile_i64(ns, (size_t)fires, 99) / 1e3, "us");
 }
 
+/* 1,000 pipes in one epoll set: write a byte to each, then epoll_wait
+ * (256 at a time) and read until all 1,000 were drained. */
+static void bench_fds(long rounds)
+{
+    enum { FDS = 1000 };
+    int (*p)[2] = calloc(FDS, sizeof *p);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    for (int i = 0; i < FDS; i++) {
+        if (pipe2(p[i], O_CLOEXEC | O_NONBLOCK) != 0) { perror("pipe2"); exit(2); }
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+        epoll_ctl(ep, EPOLL_CTL_ADD, p[i][0], &ev);
+    }
+    uint64_t total = 0;
+    long waits = 0;
+    for (long r = -1; r < rounds; r++) {
+        for (int i = 0; i < FDS; i++)
+            if (write(p[i][1], "x", 1) != 1) { perror("write"); exit(2); }
+        uint64_t t0 = now_ns();
+        int drained = 0;
+        long w = 0;
+        while (drained < FDS) {
+            struct epoll_event evs[256];
+            int n = epoll_wait(ep, evs, 256, -1);
+            w++;
+            for (int k = 0; k < n; k++) {
+                char c;
+                if (read(p[evs[k].data.u32][0], &c, 1) == 1) drained++;
+            }
+        }
+        uint64_t t1 = now_ns();
+        if (r >= 0) { total += t1 - t0; waits += w; }
+    }
+    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
+    result("fds1000", IMPL, "passes", (double)waits / (double)rounds, "x");
+    for (int i = 0; i < FDS; i++) { close(p[i][0]); close(p[i][1]); }
+    close(ep);
+    free(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "";
     if (!strcmp(w, "pingpong")) bench_pingpong(arg_long(argc, argv, 2, 100000));
     else if (!strcmp(w, "signal")) bench_signal((int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
     else if (!strcmp(w, "lateness")) bench_lateness(arg_long(argc, argv, 2, 500));
+    else if (!strcmp(w, "fds")) bench_fds(arg_long(argc, argv, 2, 20));
     else if (!strcmp(w, "perform") || !strcmp(w, "timers") || !strcmp(w, "sources") ||
              !strcmp(w, "idle") || !strcmp(w, "memory")) return 0;
     else { fprintf(stderr, "usage: %s pingpong|signal|lateness [args]\n", argv[0]); return 2; }

@@ -332,6 +332,79 @@ static void *sources_thread(void *arg)
 }
 
 /* ------------------------------------------------------------------------
+ * 5. 1,000 descriptors ready at once (runloop only: CF on Linux has no
+ *    fd sources): 1,000 pipes, each a version-1 source; write one byte to
+ *    every pipe, then run until all 1,000 were performed.  Reports the time
+ *    for the whole burst and the passes it took.
+ * ---------------------------------------------------------------------- */
+#ifndef BENCH_CF
+#include <fcntl.h>
+#include <unistd.h>
+
+enum { FDS = 1000 };
+static long g_fd_performed;
+
+static int fd_port(void *info) { return ((int *)info)[0]; }
+static void fd_perform(void *info)
+{
+    char c;
+    if (read(((int *)info)[0], &c, 1) == 1) g_fd_performed++;
+}
+
+static long g_fd_passes;
+static void fd_count_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    (void)o; (void)a; (void)info;
+    g_fd_passes++;
+}
+
+static void *fds_thread(void *arg)
+{
+    long rounds = *(long *)arg;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int (*p)[2] = xcalloc(FDS, sizeof *p);
+    RLRunLoopSourceRef *src = xcalloc(FDS, sizeof *src);
+    for (int i = 0; i < FDS; i++) {
+        if (pipe2(p[i], O_CLOEXEC | O_NONBLOCK) != 0) { perror("pipe2"); exit(2); }
+        RLRunLoopSourceContext1 ctx = {0};
+        ctx.version = 1;
+        ctx.info = p[i];
+        ctx.getPort = fd_port;
+        ctx.perform = fd_perform;
+        src[i] = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+        RLRunLoopAddSource(rl, src[i], MODE);
+    }
+    RLRunLoopObserverRef obs = RLRunLoopObserverCreate(NULL, kRLRunLoopBeforeTimers, 1, 0, fd_count_pass, NULL);
+    RLRunLoopAddObserver(rl, obs, MODE);
+    uint64_t total = 0;
+    long passes = 0;
+    for (long r = -1; r < rounds; r++) {  /* round -1 warms up */
+        for (int i = 0; i < FDS; i++)
+            if (write(p[i][1], "x", 1) != 1) { perror("write"); exit(2); }
+        g_fd_performed = 0;
+        g_fd_passes = 0;
+        uint64_t t0 = now_ns();
+        while (g_fd_performed < FDS) RLRunLoopRunInMode(MODE, 1.0, true);
+        uint64_t t1 = now_ns();
+        if (r >= 0) { total += t1 - t0; passes += g_fd_passes; }
+    }
+    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
+    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    RLRunLoopObserverInvalidate(obs);
+    RLRelease(obs);
+    for (int i = 0; i < FDS; i++) {
+        RLRunLoopSourceInvalidate(src[i]);
+        RLRelease(src[i]);
+        close(p[i][0]);
+        close(p[i][1]);
+    }
+    free(src);
+    free(p);
+    return NULL;
+}
+#endif
+
+/* ------------------------------------------------------------------------
  * 6. idle: 3.25 s with only a never-signalled source (and optionally a 1 s
  *    repeating timer firing at 1, 2, 3 s).  Wake-ups = AfterWaiting
  *    observer calls and voluntary context switches, minus the final one.
@@ -497,6 +570,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "sources")) {
         struct sources s = { arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000), 0 };
         pthread_join(spawn(sources_thread, &s), NULL);
+    } else if (!strcmp(w, "fds")) {
+#ifndef BENCH_CF
+        long rounds = arg_long(argc, argv, 2, 20);
+        pthread_join(spawn(fds_thread, &rounds), NULL);
+#endif
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
