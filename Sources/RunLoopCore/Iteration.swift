@@ -198,7 +198,6 @@ extension Loop {
     }
 
     private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt64) {
-        let id = ObjectIdentifier(timer)
         let now = Clock.monotonicNow()
         var expired = false
         lock.withLock {
@@ -213,13 +212,10 @@ extension Loop {
                     let slots = LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
                     if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
                 }
-                return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
+                return s.entry(for: timer)
             }
             guard let entry else { return }
-            for name in modeOrder {
-                guard let m = modes[name], m.timers[id] != nil else { continue }
-                pushLocked(entry, into: m)
-            }
+            pushInTimersModesLocked(entry)
         }
         if expired { timer.invalidate() }
     }

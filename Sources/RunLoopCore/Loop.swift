@@ -17,6 +17,56 @@ package enum ModeItem {
     package var id: ObjectIdentifier { ObjectIdentifier(object) }
 }
 
+/// Which loop an observer or timer belongs to: set when it joins the first
+/// mode (or the common items) of a loop, cleared when it has left them all;
+/// until then no other loop may take it.  Guarded by the item's own lock.
+package struct LoopTie {
+    package private(set) var loop: Loop?
+    private var memberships = 0
+
+    package init() {}
+
+    package func allows(_ candidate: Loop) -> Bool { loop == nil || loop === candidate }
+
+    package mutating func join(_ loop: Loop) {
+        self.loop = loop
+        memberships += 1
+    }
+
+    package mutating func leave() {
+        memberships -= 1
+        if memberships == 0 { loop = nil }
+    }
+}
+
+extension ModeItem {
+    /// Ties an observer or timer to `loop` for one more membership (sources
+    /// may be in several loops: they have no tie).
+    func tie(to loop: Loop) {
+        switch self {
+        case .source: break
+        case .observer(let o): o.ownership.withLock { $0.join(loop) }
+        case .timer(let t): t.schedule.withLock { $0.tie.join(loop) }
+        }
+    }
+
+    func untie() {
+        switch self {
+        case .source: break
+        case .observer(let o): o.ownership.withLock { $0.leave() }
+        case .timer(let t): t.schedule.withLock { $0.tie.leave() }
+        }
+    }
+
+    func mayJoin(_ loop: Loop) -> Bool {
+        switch self {
+        case .source: return true
+        case .observer(let o): return o.ownership.withLock { $0.allows(loop) }
+        case .timer(let t): return t.schedule.withLock { $0.tie.allows(loop) }
+        }
+    }
+}
+
 /// Why an add was refused.
 package enum AddFailure: Error {
     case wrongLoop, invalidItem, loopGone
@@ -51,7 +101,7 @@ package struct QueuedBlock {
 /// A thread's run loop: its modes, common modes and common items, queued
 /// blocks and pending sources.  All of that is guarded by `lock`; only
 /// the owning thread runs passes (Iteration.swift).
-package final class Loop: Handled {
+package final class Loop: Handled, @unchecked Sendable {
     package let lock = Lock()
     package let ownerTID: Int32
     package let isMain: Bool
@@ -218,27 +268,14 @@ package final class Loop: Handled {
     // removed by name from every mode is still found and dropped.
 
     private func commonJoinedLocked(_ item: ModeItem) {
-        switch item {
-        case .source(let s): s.joined(self)
-        case .observer(let o): o.ownership.withLock { $0.loop = self; $0.modes += 1 }
-        case .timer(let t): t.schedule.withLock { $0.loop = self; $0.modes += 1 }
-        }
+        if case .source(let s) = item { s.joined(self) } else { item.tie(to: self) }
     }
 
     private func commonLeftLocked(_ item: ModeItem) {
-        switch item {
-        case .source(let s):
+        if case .source(let s) = item {
             if sourceModeCounts[ObjectIdentifier(s)] == nil { s.left(self) }
-        case .observer(let o):
-            o.ownership.withLock {
-                $0.modes -= 1
-                if $0.modes == 0 { $0.loop = nil }
-            }
-        case .timer(let t):
-            t.schedule.withLock {
-                $0.modes -= 1
-                if $0.modes == 0 { $0.loop = nil }
-            }
+        } else {
+            item.untie()
         }
     }
 
@@ -256,15 +293,11 @@ package final class Loop: Handled {
     /// this one.  Lock held.
     private func ownershipFailure(_ item: ModeItem) -> AddFailure? {
         switch item {
-        case .source(let s):
-            return s.isValid ? nil : .invalidItem
-        case .observer(let o):
-            guard o.isValid else { return .invalidItem }
-            return o.ownership.withLock { $0.loop == nil || $0.loop === self } ? nil : .wrongLoop
-        case .timer(let t):
-            guard t.isValid else { return .invalidItem }
-            return t.schedule.withLock { $0.loop == nil || $0.loop === self } ? nil : .wrongLoop
+        case .source(let s): guard s.isValid else { return .invalidItem }
+        case .observer(let o): guard o.isValid else { return .invalidItem }
+        case .timer(let t): guard t.isValid else { return .invalidItem }
         }
+        return item.mayJoin(self) ? nil : .wrongLoop
     }
 
     /// Puts an item into one concrete mode.  Lock held; the schedule
@@ -290,15 +323,12 @@ package final class Loop: Handled {
             }
         case .observer(let observer):
             guard !mode.containsObserver(observer) else { return .success(()) }
-            observer.ownership.withLock { $0.loop = self; $0.modes += 1 }
+            item.tie(to: self)
             mode.insertObserver(observer, added: nextSequence())
         case .timer(let timer):
             guard mode.timers[id] == nil else { return .success(()) }
-            let entry = timer.schedule.withLock { s -> TimerHeap.Entry in
-                s.loop = self
-                s.modes += 1
-                return TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
-            }
+            item.tie(to: self)
+            let entry = timer.schedule.withLock { $0.entry(for: timer) }
             mode.timers[id] = timer
             mode.timerJoins[id] = nextSequence()
             pushLocked(entry, into: mode)
@@ -334,17 +364,11 @@ package final class Loop: Handled {
             }
         case .observer(let observer):
             guard mode.removeObserver(observer) else { return }
-            observer.ownership.withLock {
-                $0.modes -= 1
-                if $0.modes == 0 { $0.loop = nil }
-            }
-        case .timer(let timer):
+            item.untie()
+        case .timer:
             guard mode.timers.removeValue(forKey: id) != nil else { return }
             mode.timerJoins[id] = nil
-            timer.schedule.withLock {
-                $0.modes -= 1
-                if $0.modes == 0 { $0.loop = nil }
-            }
+            item.untie()
             mode.compactTimersIfSparse()
         }
         deferred.release(item.object)
@@ -360,20 +384,25 @@ package final class Loop: Handled {
         mode.heap.push(entry)
     }
 
+    /// Schedules a timer's new entry in every mode of this loop holding
+    /// the timer.  Lock held.
+    package func pushInTimersModesLocked(_ entry: TimerHeap.Entry) {
+        let id = ObjectIdentifier(entry.timer)
+        for name in modeOrder {
+            guard let mode = modes[name], mode.timers[id] != nil else { continue }
+            pushLocked(entry, into: mode)
+            mode.compactTimersIfSparse()
+        }
+    }
+
     /// A timer's fire date changed (from any thread): schedule its new
     /// deadline in each of its modes and wake the loop so it re-arms.
     package func timerMoved(_ timer: LoopTimer) {
         let id = ObjectIdentifier(timer)
         let affectsCurrent: Bool = lock.withLock {
-            let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
-                s.firing ? nil : TimerHeap.Entry(deadline: s.deadline, seq: 0, epoch: s.epoch, timer: timer)
-            }
+            let entry = timer.schedule.withLock { $0.firing ? nil : $0.entry(for: timer) }
             guard let entry else { return false }
-            for name in modeOrder {
-                guard let mode = modes[name], mode.timers[id] != nil else { continue }
-                pushLocked(entry, into: mode)
-                mode.compactTimersIfSparse()
-            }
+            pushInTimersModesLocked(entry)
             return runs.last.map { $0.mode.timers[id] != nil } ?? false
         }
         if affectsCurrent && rl_gettid() != ownerTID { poller.wakeUp() }
@@ -484,8 +513,7 @@ package final class Loop: Handled {
     /// blocks are dropped, and further adds are refused.
     package func tearDown() {
         var deferred = Deferred()
-        var dropped: [QueuedBlock] = []
-        lock.withLock {
+        let dropped: [QueuedBlock] = lock.withLock {
             isDead = true
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
             for name in modeOrder {
@@ -497,11 +525,11 @@ package final class Loop: Handled {
                 mode.heap = TimerHeap()
             }
             pending = []
-            dropped = blocks
-            blocks = []
+            defer { blocks = [] }
+            return blocks
         }
-        deferred.run()
-        dropped = []
+        // Queued work is released here, with no lock held.
+        withExtendedLifetime(dropped) { deferred.run() }
         let handlers = lock.withLock { () -> [() -> Void] in
             defer { tearDownHandlers = [:] }
             return tearDownHandlers.sorted { $0.key < $1.key }.map(\.value)

@@ -2,7 +2,7 @@ import CRunLoop
 import Synchronization
 
 /// Watches points of a loop's pass.  Belongs to one loop at a time.
-package final class Observer: Handled {
+package final class Observer: Handled, @unchecked Sendable {
     package let activities: UInt
     package let repeats: Bool
     package let order: Int
@@ -14,7 +14,7 @@ package final class Observer: Handled {
     private let infoReleased = Atomic<Bool>(false)
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    package let ownership = Locked<(loop: Loop?, modes: Int)>((nil, 0))
+    package let ownership = Locked(LoopTie())
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
     package var firing = false

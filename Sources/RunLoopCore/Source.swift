@@ -30,7 +30,7 @@ package struct SourceCallbacks {
 /// Version 1: whenever its file descriptor is ready while the loop runs a
 /// mode holding it (level-triggered; the library never reads or closes
 /// the descriptor).  It may be in several modes of several loops.
-package final class Source: Handled {
+package final class Source: Handled, @unchecked Sendable {
     package let order: Int
     /// The watched descriptor of a version-1 source; -1 for version 0.
     package let descriptor: Int32

@@ -3,9 +3,9 @@ import Synchronization
 
 /// When a timer fires next, and where it is scheduled.
 package struct TimerSchedule {
-    /// The loop it belongs to while it is in at least one mode.
-    package var loop: Loop?
-    package var modes = 0
+    /// The loop it belongs to while it is in one of its modes or common items.
+    package var tie = LoopTie()
+    package var loop: Loop? { tie.loop }
     /// The next fire date as the API reports it (absolute time).
     package var fireDate: Double
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
@@ -16,11 +16,16 @@ package struct TimerSchedule {
     package var tolerance: Double = 0
     /// True while its callout runs (so a nested run does not fire it).
     package var firing = false
+
+    /// A heap entry for the current deadline (the loop sets its sequence).
+    package func entry(for timer: LoopTimer) -> TimerHeap.Entry {
+        TimerHeap.Entry(deadline: deadline, seq: 0, epoch: epoch, timer: timer)
+    }
 }
 
 /// A timer: fires at its fire date, then every `interval` seconds if it
 /// repeats.  Belongs to one loop at a time.
-package final class LoopTimer: Handled {
+package final class LoopTimer: Handled, @unchecked Sendable {
     package let interval: Double
     package let intervalNs: UInt64
     package let order: Int
