@@ -39,14 +39,16 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Tests/MainQueueProbe"
         ),
+        // Thread and trace-file helpers shared by the two test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "RunLoopKitTests",
-            dependencies: ["RunLoopKit", "RunLoopKitExamples", "MainQueueProbe"],
+            dependencies: ["RunLoopKit", "RunLoopKitExamples", "MainQueueProbe", "TestSupport"],
             path: "Tests/RunLoopKitTests"
         ),
         .testTarget(
             name: "RunLoopCoreTests",
-            dependencies: ["RunLoopCore"],
+            dependencies: ["RunLoopCore", "TestSupport"],
             path: "Tests/RunLoopCoreTests"
         ),
     ],

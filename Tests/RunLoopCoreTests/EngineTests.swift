@@ -1,8 +1,9 @@
 import CRunLoopShims
 import Foundation
-import Synchronization
-import Testing
 @testable import RunLoopCore
+import Synchronization
+import TestSupport
+import Testing
 
 @Suite struct CrossThreadTests {
     @Test func signalAndWakeUpFromOtherThreadsRunOnTheLoopThread() {

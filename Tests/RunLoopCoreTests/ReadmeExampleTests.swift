@@ -1,6 +1,7 @@
 import CRunLoop
-import Testing
 import RunLoopCore
+import TestSupport
+import Testing
 
 /// The README's Swift example, verbatim apart from the thread wrapper.
 @Suite struct ReadmeExampleTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import RunLoopCore
+import TestSupport
+import Testing
 
 /// Scenarios also driven from C (Tests/c/test_<name>.c): both must produce
 /// the same lines as Tests/traces/<name>.trace, recorded from the real CF.

@@ -1,21 +1,6 @@
 import Foundation
 @testable import RunLoopCore
-
-/// Runs `body` on a fresh thread (so it gets a fresh run loop, unlike
-/// Swift Testing's pool threads) and joins it: when this returns, the
-/// thread has exited and its loop has been torn down.
-func onFreshThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    precondition(rc == 0, "pthread_create failed")
-    pthread_join(thread, nil)
-}
+import TestSupport
 
 /// Lines recorded by a scenario, compared with Tests/traces/<name>.trace.
 final class Trace: @unchecked Sendable {
@@ -28,13 +13,7 @@ final class Trace: @unchecked Sendable {
         lock.unlock()
     }
 
-    static func expected(_ name: String) throws -> [String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("traces/\(name).trace"), encoding: .utf8)
-        var lines = text.components(separatedBy: "\n")
-        if lines.last == "" { lines.removeLast() }
-        return lines
-    }
+    static func expected(_ name: String) throws -> [String] { try expectedTrace(name) }
 }
 
 let activityNames: [UInt: String] = [

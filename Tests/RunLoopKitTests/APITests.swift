@@ -1,6 +1,7 @@
 import Foundation   // RunLoop, Timer, Port: no clash with Loop, LoopTimer, LoopSource
 import RunLoopKit
 import RunLoopKitExamples
+import TestSupport
 import Testing
 
 @Suite struct APITests {

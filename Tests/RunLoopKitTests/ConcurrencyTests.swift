@@ -1,6 +1,7 @@
 import Foundation
 import RunLoopKit
 import RunLoopKitExamples
+import TestSupport
 import Testing
 
 /// An actor whose every method runs on a run-loop thread.

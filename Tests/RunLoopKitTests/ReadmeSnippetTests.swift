@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// The README's Swift example, verbatim apart from the thread wrapper and

@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Scenarios also driven from C (Tests/c/test_<name>.c), compared with the

@@ -1,21 +1,7 @@
 import Foundation
 import RunLoopKit
+import TestSupport
 import Testing
-
-/// Runs `body` on a fresh pthread (a fresh run loop, unlike Swift
-/// Testing's pool threads, which keep theirs) and joins it: when this
-/// returns, the thread has exited and its loop has been torn down.
-func onFreshThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-        return nil
-    }, box)
-    precondition(rc == 0, "pthread_create failed")
-    pthread_join(thread, nil)
-}
 
 /// Lines recorded by a scenario, compared with Tests/traces/<name>.trace
 /// (the file the C driver of the same scenario is compared with).
@@ -27,13 +13,7 @@ final class Trace: @unchecked Sendable {
 
     func add(_ line: String) { lock.withLock { recorded.append(line) } }
 
-    static func expected(_ name: String) throws -> [String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("traces/\(name).trace"), encoding: .utf8)
-        var lines = text.components(separatedBy: "\n")
-        if lines.last == "" { lines.removeLast() }
-        return lines
-    }
+    static func expected(_ name: String) throws -> [String] { try expectedTrace(name) }
 }
 
 /// A value shared between a loop's thread and the test.
@@ -94,20 +74,7 @@ extension Trace {
     var failures: [String] { lines.filter { $0.hasPrefix(Trace.failureKey) }.map { String($0.dropFirst(Trace.failureKey.count)) } }
 }
 
-/// Starts `body` on a new thread; `join` it before the test ends.
-func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-        return nil
-    }, box)
-    precondition(rc == 0, "pthread_create failed")
-    return thread
-}
 
-func join(_ thread: pthread_t) { pthread_join(thread, nil) }
 
 /// Runs the scenario and expects its trace to equal Tests/traces/<name>.trace
 /// line for line, and every check to hold.
