@@ -124,6 +124,26 @@ static B_UNUSED long arg_long(int argc, char **argv, int i, long dflt)
     return argc > i ? strtol(argv[i], NULL, 10) : dflt;
 }
 
+/* Workload 5 holds 1,000 pipes (2,000 descriptors) open at once, more than
+ * the soft RLIMIT_NOFILE of many systems (1,024).  Raises the soft limit
+ * to at least `need` (an unprivileged process may go up to the hard
+ * limit); exits with a message when the hard limit is below it, rather
+ * than failing half-way through with EMFILE. */
+static B_UNUSED void need_fds(rlim_t need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) { perror("getrlimit"); exit(2); }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+            fprintf(stderr, "RLIMIT_NOFILE hard limit %llu < %llu descriptors needed (ulimit -Hn)\n",
+                    (unsigned long long)rl.rlim_max, (unsigned long long)need);
+            exit(2);
+        }
+        rl.rlim_cur = need;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) { perror("setrlimit RLIMIT_NOFILE"); exit(2); }
+    }
+}
+
 /* Malloc counters, filled by malloc_count.c when it is linked in. */
 struct malloc_stats { unsigned long calls; unsigned long bytes; unsigned long heap_in_use; };
 /* Weak: NULL in programs built without malloc_count.c. */

@@ -141,6 +141,7 @@ static void bench_lateness(long fires)
 static void bench_fds(long rounds)
 {
     enum { FDS = 1000 };
+    need_fds(2 * FDS + 64);
     int (*p)[2] = calloc(FDS, sizeof *p);
     int ep = epoll_create1(EPOLL_CLOEXEC);
     for (int i = 0; i < FDS; i++) {

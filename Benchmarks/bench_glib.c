@@ -7,11 +7,15 @@
  *   - perform-function is g_main_context_invoke() from another thread;
  *   - timers are custom GSources with microsecond ready times (GLib's
  *     g_timeout_* are millisecond based).  GLib does not fire due sources
- *     in deadline order: the timers row measures its cost, not CF's order.
+ *     in deadline order: the timers row measures its cost, not CF's order;
+ *   - an fd source is a GUnixFDSource (g_unix_fd_source_new, what
+ *     g_unix_fd_add builds) attached to the thread's own context.
  * Same command line as bench_loop.c.
  */
 #include "bench.h"
+#include <fcntl.h>
 #include <glib.h>
+#include <glib-unix.h>
 #include <stdatomic.h>
 
 #define IMPL "glib"
@@ -253,6 +257,66 @@ static void *sources_thread(void *arg)
     return NULL;
 }
 
+/* 5. 1,000 fds ready at once ------------------------------------------ */
+/* 1,000 pipes, one GUnixFDSource watching each read end for G_IO_IN; write
+ * one byte to every pipe, then iterate the context until every callback
+ * has read its byte.  Reports the time for the whole burst and the
+ * iterations it took (the same RESULT lines as bench_loop.c and
+ * bench_floor.c).  GMainContext keeps no epoll set: every iteration
+ * prepares and checks every source and hands all 1,000 GPollFDs to poll(2),
+ * ready or not. */
+enum { FDS = 1000 };
+
+static gboolean fd_ready(gint fd, GIOCondition cond, gpointer info)
+{
+    (void)cond;
+    char c;
+    if (read(fd, &c, 1) == 1) (*(long *)info)++;
+    return G_SOURCE_CONTINUE; /* keep watching: the next round reuses it */
+}
+
+static void *fds_thread(void *arg)
+{
+    long rounds = *(long *)arg;
+    GMainContext *ctx = thread_context();
+    int (*p)[2] = xcalloc(FDS, sizeof *p);
+    GSource **src = xcalloc(FDS, sizeof *src);
+    long drained = 0;
+    for (int i = 0; i < FDS; i++) {
+        if (pipe2(p[i], O_CLOEXEC | O_NONBLOCK) != 0) { perror("pipe2"); exit(2); }
+        /* not g_unix_fd_add(): that attaches to the global default context */
+        src[i] = g_unix_fd_source_new(p[i][0], G_IO_IN);
+        g_source_set_callback(src[i], G_SOURCE_FUNC(fd_ready), &drained, NULL);
+        g_source_attach(src[i], ctx);
+    }
+    uint64_t total = 0;
+    long passes = 0;
+    for (long r = -1; r < rounds; r++) {  /* round -1 warms up */
+        for (int i = 0; i < FDS; i++)
+            if (write(p[i][1], "x", 1) != 1) { perror("write"); exit(2); }
+        drained = 0;
+        long iterations = 0;
+        uint64_t t0 = now_ns();
+        while (drained < FDS) {
+            g_main_context_iteration(ctx, TRUE);
+            iterations++;
+        }
+        uint64_t t1 = now_ns();
+        if (r >= 0) { total += t1 - t0; passes += iterations; }
+    }
+    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
+    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    for (int i = 0; i < FDS; i++) {
+        g_source_destroy(src[i]);
+        g_source_unref(src[i]);
+        close(p[i][0]);
+        close(p[i][1]);
+    }
+    free(src);
+    free(p);
+    return NULL;
+}
+
 /* 6. idle ------------------------------------------------------------- */
 static gboolean tick(gpointer p) { (void)p; return G_SOURCE_CONTINUE; }
 static gboolean quit(gpointer p) { atomic_store((atomic_int *)p, 1); return G_SOURCE_REMOVE; }
@@ -365,6 +429,10 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "sources")) {
         struct sources s = { arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000), 0 };
         pthread_join(spawn(sources_thread, &s), NULL);
+    } else if (!strcmp(w, "fds")) {
+        long rounds = arg_long(argc, argv, 2, 20);
+        need_fds(2 * FDS + 64);
+        pthread_join(spawn(fds_thread, &rounds), NULL);
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
@@ -376,7 +444,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|fds|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -573,6 +573,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "fds")) {
 #ifndef BENCH_CF
         long rounds = arg_long(argc, argv, 2, 20);
+        need_fds(2 * FDS + 64);
         pthread_join(spawn(fds_thread, &rounds), NULL);
 #endif
     } else if (!strcmp(w, "idle")) {

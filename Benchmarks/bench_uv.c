@@ -7,11 +7,14 @@
  *     an async handle's callback — what libuv users write;
  *   - timers are uv_timer_t with millisecond timeouts: all N start with
  *     timeout 0 (libuv cannot express distinct sub-ms fire dates), so its
- *     heap sees keys in insertion order (ties are FIFO).
+ *     heap sees keys in insertion order (ties are FIFO);
+ *   - an fd source is a uv_poll_t (libuv's handle for watching a
+ *     descriptor it does not own) started for UV_READABLE.
  * No lateness workload: libuv timers are millisecond-grained against a
  * cached loop time.  Same command line as bench_loop.c.
  */
 #include "bench.h"
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <uv.h>
 
@@ -238,6 +241,63 @@ static void bench_sources(long n, long events)
     result(name, IMPL, "per_event", (double)(t1 - t0) / (double)events, "ns");
 }
 
+/* 5. 1,000 fds ready at once ------------------------------------------ */
+/* 1,000 pipes, one uv_poll_t on each read end; write one byte to every
+ * pipe, then run the loop until every poll callback has read its byte.
+ * Reports the time for the whole burst and the loop iterations it took
+ * (the same RESULT lines as bench_loop.c and bench_floor.c).  The handles
+ * stay active between rounds, so UV_RUN_DEFAULT would never return:
+ * UV_RUN_ONCE until drained, as in the timers workload. */
+enum { FDS = 1000 };
+static long g_drained;
+
+static void fd_ready(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    uv_os_fd_t fd;
+    char c;
+    if (status < 0) { fprintf(stderr, "fds: %s\n", uv_strerror(status)); exit(2); }
+    if (uv_fileno((uv_handle_t *)h, &fd) == 0 && read(fd, &c, 1) == 1) g_drained++;
+}
+
+static void bench_fds(long rounds)
+{
+    need_fds(2 * FDS + 64);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    int (*p)[2] = xcalloc(FDS, sizeof *p);
+    uv_poll_t *h = xcalloc(FDS, sizeof *h);
+    for (int i = 0; i < FDS; i++) {
+        if (pipe2(p[i], O_CLOEXEC | O_NONBLOCK) != 0) { perror("pipe2"); exit(2); }
+        uv_poll_init(&loop, &h[i], p[i][0]);
+        uv_poll_start(&h[i], UV_READABLE, fd_ready);
+    }
+    uint64_t total = 0;
+    long passes = 0;
+    for (long r = -1; r < rounds; r++) {  /* round -1 warms up (and does the epoll_ctl ADDs) */
+        for (int i = 0; i < FDS; i++)
+            if (write(p[i][1], "x", 1) != 1) { perror("write"); exit(2); }
+        g_drained = 0;
+        long iterations = 0;
+        uint64_t t0 = now_ns();
+        while (g_drained < FDS) {
+            uv_run(&loop, UV_RUN_ONCE);
+            iterations++;
+        }
+        uint64_t t1 = now_ns();
+        if (r >= 0) { total += t1 - t0; passes += iterations; }
+    }
+    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
+    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    /* uv_close does not close a poll handle's descriptor: the pipes are ours */
+    for (int i = 0; i < FDS; i++) uv_close((uv_handle_t *)&h[i], NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);  /* runs the close callbacks, then returns */
+    uv_loop_close(&loop);
+    for (int i = 0; i < FDS; i++) { close(p[i][0]); close(p[i][1]); }
+    free(h);
+    free(p);
+}
+
 /* 6. idle ------------------------------------------------------------- */
 static void tick(uv_timer_t *t) { (void)t; }
 static void quit(uv_timer_t *t) { uv_stop(t->loop); }
@@ -317,6 +377,8 @@ int main(int argc, char **argv)
         bench_timers(arg_long(argc, argv, 2, 1000));
     } else if (!strcmp(w, "sources")) {
         bench_sources(arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
+    } else if (!strcmp(w, "fds")) {
+        bench_fds(arg_long(argc, argv, 2, 20));
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
@@ -325,7 +387,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "lateness")) {
         return 0; /* not measured: see the header comment */
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|fds|idle|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

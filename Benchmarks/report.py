@@ -248,8 +248,11 @@ minutes); libuv timers are all started with timeout 0 (ms granularity, FIFO
 ties); libuv's throughput rows are `uv_async_send` calls (coalescing, no
 syscall while a send is pending) and, for perform, a mutex-guarded queue
 drained by the async callback; GLib's perform is `g_main_context_invoke`;
-GLib does not fire due sources in deadline order. Idle wake-ups exclude the
-final wake-up that ends the 3.25 s run.
+GLib does not fire due sources in deadline order. Workload 5 watches each
+pipe with a version-1 source (runloop), a `GUnixFDSource` (GLib: `poll(2)`
+over all 1,000 descriptors every iteration), a `uv_poll_t` (libuv) or one
+epoll set (floor); its passes are loop iterations (epoll_waits for the
+floor). Idle wake-ups exclude the final wake-up that ends the 3.25 s run.
 
 ## Targets (issue 6 §2)
 

@@ -122,8 +122,8 @@ if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi
 echo "4. sources (1 and 10,000)"
 run $R "$loops" sources 1 $EV1
 run $R "$loops" sources 10000 $EV10K
-echo "5. 1,000 fds ready at once (runloop and the floor: CF has no fd sources on Linux)"
-run $R "runloop floor" fds 20
+echo "5. 1,000 fds ready at once (20 bursts x $R; no CF: it has no fd sources on Linux)"
+run $R "runloop glib uv floor" fds 20
 echo "6. idle (3.25 s each, $IDLE_IMPLS)"
 run 1 "$IDLE_IMPLS" idle 0
 run 1 "$IDLE_IMPLS" idle 1
