@@ -55,7 +55,7 @@ extension Observer {
 
 extension LoopTimer {
     package var debugDescription: String {
-        let s = schedule.withLock { $0 }
+        let s = withSchedule { $0 }
         let remaining = s.fireDate - Clock.absoluteNow()
         return header("RLRunLoopTimer", self)
             + "{valid = \(yesNo(isValid)), firing = \(yesNo(s.firing)), interval = \(interval), tolerance = \(s.tolerance)"
@@ -87,7 +87,7 @@ extension Loop {
                 for entry in mode.observers { lines.append("      " + entry.observer.debugDescription + ",") }
                 lines.append("    },")
                 lines.append("    timers = {")
-                let timers = mode.timers.values.sorted { $0.nextFireDate < $1.nextFireDate }
+                let timers = mode.allTimers.sorted { $0.nextFireDate < $1.nextFireDate }
                 for timer in timers { lines.append("      " + timer.debugDescription + ",") }
                 lines.append("    },")
                 lines.append("  },")

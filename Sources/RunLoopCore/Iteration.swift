@@ -174,49 +174,69 @@ extension Loop {
     package func fireDueTimers(_ mode: Mode) {
         guard mode.timerHint.load(ordering: .acquiring) > 0 else { return }
         let now = Clock.monotonicNow()
-        let due: [TimerHeap.Entry] = lock.withLock {
-            var due: [TimerHeap.Entry] = []
-            while let top = mode.earliestTimer(), top.deadline <= now {
-                mode.heap.pop()
-                top.timer.schedule.withLock { $0.firing = true }
-                due.append(top)
+        var due = spareDueTimers
+        spareDueTimers = []
+        lock.withLock {
+            while let entry = mode.popDueTimer(now: now) {
+                let timer = mode.timer(at: entry.slot)
+                let epoch = timer.withSchedule { s -> UInt64 in
+                    s.firing = true
+                    return s.epoch
+                }
+                // While it fires it is due in none of its modes (a nested
+                // run must not fire it again).
+                timer.placements.forEach { mode, slot in mode.unscheduleTimer(slot: slot) }
+                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: epoch))
             }
-            return due
         }
         let insight = self.insight
-        for entry in due {
-            let timer = entry.timer
+        for firing in due {
+            let timer = firing.timer
             if timer.isValid {
                 let start = insight.calloutBegan(.timer, item: UInt(timer.handle))
-                insight.statistics.timerFired(lateNs: start > entry.deadline ? start - entry.deadline : 0,
+                insight.statistics.timerFired(lateNs: start > firing.deadline ? start - firing.deadline : 0,
                                               windowNs: timer.windowNs)
-                timer.callout(timer)
+                timer.fire()
                 insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
             }
-            reschedule(timer, firedAtEpoch: entry.epoch)
+            reschedule(timer, firedAtEpoch: firing.epoch)
         }
+        due.removeAll(keepingCapacity: true)
+        spareDueTimers = due
     }
 
+    /// After a timer's callout: a one-shot timer is invalidated (in the
+    /// same lock hold: removed from its modes, then its info released); a
+    /// repeating one is scheduled again in all its modes.
     private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt64) {
         let now = Clock.monotonicNow()
-        var expired = false
-        lock.withLock {
-            let entry = timer.schedule.withLock { s -> TimerHeap.Entry? in
+        var deferred = Deferred()
+        let expired: Bool = lock.withLock {
+            let next = timer.withSchedule { s -> UInt64? in
                 s.firing = false
-                guard timer.isValid, s.loop === self else { return nil }
-                guard timer.repeats else {
-                    expired = true
-                    return nil
-                }
+                guard timer.isValid, s.loop === self, timer.repeats else { return nil }
                 if s.epoch == epoch {
                     let slots = LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
                     if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
                 }
-                return s.entry(for: timer)
+                return s.deadline
             }
-            guard let entry else { return }
-            pushInTimersModesLocked(entry)
+            if let next {
+                scheduleTimerLocked(timer, at: next)
+                return false
+            }
+            guard !timer.repeats, timer.markInvalid() else { return false }
+            removeEverywhereLocked(timer, &deferred)
+            return true
         }
-        if expired { timer.invalidate() }
+        deferred.run()
+        if expired { timer.releaseInfoOnce() }
     }
+}
+
+/// A timer taken off the heap to fire in this pass.
+package struct DueTimer {
+    package let timer: LoopTimer
+    package let deadline: UInt64
+    package let epoch: UInt64
 }

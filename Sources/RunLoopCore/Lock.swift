@@ -31,15 +31,21 @@ package final class Lock: @unchecked Sendable {
 /// callouts (schedule, cancel) and reference drops (which may call a
 /// context's release).
 package struct Deferred {
+    // The first reference drop is stored inline: most operations defer
+    // exactly one, and an array would cost an allocation each time.
+    private var firstRelease: Handled?
     private var actions: [() -> Void] = []
     private var releases: [Handled] = []
 
     package mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
-    package mutating func release(_ object: Handled) { releases.append(object) }
+    package mutating func release(_ object: Handled) {
+        if firstRelease == nil { firstRelease = object } else { releases.append(object) }
+    }
 
     /// Runs the callouts in order, then drops the references.
     package func run() {
         for action in actions { action() }
+        firstRelease?.releaseRef()
         for object in releases { object.releaseRef() }
     }
 }
@@ -69,5 +75,49 @@ package final class Locked<State>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
+    }
+}
+
+/// Small per-object state guarded by one of a fixed set of shared mutexes,
+/// chosen by the owner's address: no mutex and no box per object (every
+/// timer, observer and source has such state; a private pthread mutex
+/// would cost two allocations each).  Two objects may share a stripe, so a
+/// holder must never take another stripe or a loop's lock: the critical
+/// sections are a few loads and stores.  Lock order: a loop's lock, then
+/// a stripe.
+package struct Striped<State> {
+    private var state: State
+
+    package init(_ state: State) { self.state = state }
+
+    /// `owner` is the object storing this value (it picks the stripe).
+    @inline(__always)
+    package mutating func withLock<T>(_ owner: AnyObject, _ body: (inout State) throws -> T) rethrows -> T {
+        let mutex = Stripes.mutex(for: owner)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+}
+
+/// The shared mutexes behind `Striped`, one per cache line.
+package enum Stripes {
+    private static let count = 128
+    private static let stride = 64
+    nonisolated(unsafe) private static let base: UnsafeMutableRawPointer = {
+        precondition(MemoryLayout<pthread_mutex_t>.size <= stride)
+        let base = UnsafeMutableRawPointer.allocate(byteCount: count * stride, alignment: stride)
+        for i in 0..<count {
+            pthread_mutex_init((base + i * stride).assumingMemoryBound(to: pthread_mutex_t.self), nil)
+        }
+        return base
+    }()
+
+    @inline(__always)
+    package static func mutex(for owner: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
+        // Fibonacci hashing of the address (objects are 16-byte aligned).
+        let address = UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque())
+        let index = Int(((address >> 4) &* 0x9E37_79B9_7F4A_7C15) >> 57)  // top 7 bits: 0..<128
+        return (base + index * stride).assumingMemoryBound(to: pthread_mutex_t.self)
     }
 }

@@ -45,24 +45,24 @@ extension ModeItem {
     func tie(to loop: Loop) {
         switch self {
         case .source: break
-        case .observer(let o): o.ownership.withLock { $0.join(loop) }
-        case .timer(let t): t.schedule.withLock { $0.tie.join(loop) }
+        case .observer(let o): o.withOwnership { $0.join(loop) }
+        case .timer(let t): t.withSchedule { $0.tie.join(loop) }
         }
     }
 
     func untie() {
         switch self {
         case .source: break
-        case .observer(let o): o.ownership.withLock { $0.leave() }
-        case .timer(let t): t.schedule.withLock { $0.tie.leave() }
+        case .observer(let o): o.withOwnership { $0.leave() }
+        case .timer(let t): t.withSchedule { $0.tie.leave() }
         }
     }
 
     func mayJoin(_ loop: Loop) -> Bool {
         switch self {
         case .source: return true
-        case .observer(let o): return o.ownership.withLock { $0.allows(loop) }
-        case .timer(let t): return t.schedule.withLock { $0.tie.allows(loop) }
+        case .observer(let o): return o.withOwnership { $0.allows(loop) }
+        case .timer(let t): return t.withSchedule { $0.tie.allows(loop) }
         }
     }
 }
@@ -133,6 +133,8 @@ package final class Loop: Handled, @unchecked Sendable {
     /// An emptied array with capacity, swapped with `blocks` by the loop's
     /// thread so a pass runs queued work without allocating.  Loop thread only.
     package var spareBlocks: [QueuedBlock] = []
+    /// The same for the timers fired by a pass.  Loop thread only.
+    package var spareDueTimers: [DueTimer] = []
     package var runs: [RunFrame] = []
     package var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
@@ -239,7 +241,7 @@ package final class Loop: Handled, @unchecked Sendable {
             switch item {
             case .source(let s): return mode.sources[ObjectIdentifier(s)] != nil
             case .observer(let o): return mode.containsObserver(o)
-            case .timer(let t): return mode.timers[ObjectIdentifier(t)] != nil
+            case .timer(let t): return t.placements.placement(in: mode) != nil
             }
         }
     }
@@ -248,18 +250,22 @@ package final class Loop: Handled, @unchecked Sendable {
     /// invalidation).
     package func removeEverywhere(_ object: Handled) {
         var deferred = Deferred()
-        lock.withLock {
-            _ = dropCommonLocked(ObjectIdentifier(object), &deferred)
-            let item: ModeItem
-            switch object {
-            case let s as Source: item = .source(s)
-            case let o as Observer: item = .observer(o)
-            case let t as LoopTimer: item = .timer(t)
-            default: return
-            }
-            for name in modeOrder { eraseLocked(item, from: name, &deferred) }
-        }
+        lock.withLock { removeEverywhereLocked(object, &deferred) }
         deferred.run()
+    }
+
+    /// The same with the lock held; cancel callouts and reference drops
+    /// are deferred.
+    package func removeEverywhereLocked(_ object: Handled, _ deferred: inout Deferred) {
+        if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
+        switch object {
+        case let s as Source: for name in modeOrder { eraseLocked(.source(s), from: name, &deferred) }
+        case let o as Observer: for name in modeOrder { eraseLocked(.observer(o), from: name, &deferred) }
+        case let t as LoopTimer:
+            // A timer knows its modes: no walk over every mode.
+            while let mode = t.placements.anyMode { eraseLocked(.timer(t), from: mode, &deferred) }
+        default: break
+        }
     }
 
     // An item belongs to this loop while it is in one of its modes or in its
@@ -326,12 +332,13 @@ package final class Loop: Handled, @unchecked Sendable {
             item.tie(to: self)
             mode.insertObserver(observer, added: nextSequence())
         case .timer(let timer):
-            guard mode.timers[id] == nil else { return .success(()) }
+            guard timer.placements.placement(in: mode) == nil else { return .success(()) }
             item.tie(to: self)
-            let entry = timer.schedule.withLock { $0.entry(for: timer) }
-            mode.timers[id] = timer
-            mode.timerJoins[id] = nextSequence()
-            pushLocked(entry, into: mode)
+            let slot = mode.insertTimer(timer)
+            timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
+            // A firing timer is scheduled in all its modes after its callout.
+            let (deadline, firing) = timer.withSchedule { ($0.deadline, $0.firing) }
+            if !firing { mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence()) }
             // A loop asleep in this mode must re-arm for the new timer.
             if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
         }
@@ -343,6 +350,11 @@ package final class Loop: Handled, @unchecked Sendable {
     /// reference drop are deferred.
     private func eraseLocked(_ item: ModeItem, from name: ModeName, _ deferred: inout Deferred) {
         guard let mode = modes[name] else { return }
+        eraseLocked(item, from: mode, &deferred)
+    }
+
+    private func eraseLocked(_ item: ModeItem, from mode: Mode, _ deferred: inout Deferred) {
+        let name = mode.name
         let id = item.id
         switch item {
         case .source(let source):
@@ -365,45 +377,34 @@ package final class Loop: Handled, @unchecked Sendable {
         case .observer(let observer):
             guard mode.removeObserver(observer) else { return }
             item.untie()
-        case .timer:
-            guard mode.timers.removeValue(forKey: id) != nil else { return }
-            mode.timerJoins[id] = nil
+        case .timer(let timer):
+            guard let placement = timer.placements.remove(from: mode) else { return }
+            _ = mode.removeTimer(slot: placement.slot)  // `deferred` holds it until unlocked
             item.untie()
-            mode.compactTimersIfSparse()
         }
         deferred.release(item.object)
     }
 
     // MARK: timers
 
-    /// Pushes a heap entry with the loop's next FIFO sequence.  Lock held.
-    package func pushLocked(_ entry: TimerHeap.Entry, into mode: Mode) {
-        var entry = entry
-        entry.seq = nextSequence()
-        entry.joined = mode.timerJoins[ObjectIdentifier(entry.timer)] ?? 0
-        mode.heap.push(entry)
-    }
-
-    /// Schedules a timer's new entry in every mode of this loop holding
-    /// the timer.  Lock held.
-    package func pushInTimersModesLocked(_ entry: TimerHeap.Entry) {
-        let id = ObjectIdentifier(entry.timer)
-        for name in modeOrder {
-            guard let mode = modes[name], mode.timers[id] != nil else { continue }
-            pushLocked(entry, into: mode)
-            mode.compactTimersIfSparse()
+    /// Schedules a timer at `deadline` in every mode of this loop holding
+    /// it, each entry behind those already there (FIFO).  Lock held.
+    package func scheduleTimerLocked(_ timer: LoopTimer, at deadline: UInt64) {
+        timer.placements.forEach { mode, slot in
+            mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence())
         }
     }
 
     /// A timer's fire date changed (from any thread): schedule its new
     /// deadline in each of its modes and wake the loop so it re-arms.
     package func timerMoved(_ timer: LoopTimer) {
-        let id = ObjectIdentifier(timer)
         let affectsCurrent: Bool = lock.withLock {
-            let entry = timer.schedule.withLock { $0.firing ? nil : $0.entry(for: timer) }
-            guard let entry else { return false }
-            pushInTimersModesLocked(entry)
-            return runs.last.map { $0.mode.timers[id] != nil } ?? false
+            // A firing timer is rescheduled after its callout (which keeps
+            // the new date).  It may have left this loop meanwhile.
+            let (deadline, firing, loop) = timer.withSchedule { ($0.deadline, $0.firing, $0.loop) }
+            guard !firing, loop === self else { return false }
+            scheduleTimerLocked(timer, at: deadline)
+            return runs.last.map { timer.placements.placement(in: $0.mode) != nil } ?? false
         }
         if affectsCurrent && rl_gettid() != ownerTID { poller.wakeUp() }
     }
@@ -412,7 +413,7 @@ package final class Loop: Handled, @unchecked Sendable {
     package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
             guard let mode = modes[name], let entry = mode.earliestTimer() else { return 0 }
-            return entry.timer.nextFireDate
+            return mode.timer(at: entry.slot).nextFireDate
         }
     }
 
@@ -520,9 +521,9 @@ package final class Loop: Handled, @unchecked Sendable {
                 guard let mode = modes[name] else { continue }
                 var items: [ModeItem] = mode.sources.values.map { .source($0) }
                 items += mode.observers.map { .observer($0.observer) }
-                items += mode.timers.values.map { .timer($0) }
-                for item in items { eraseLocked(item, from: name, &deferred) }
-                mode.heap = TimerHeap()
+                items += mode.allTimers.map { .timer($0) }
+                for item in items { eraseLocked(item, from: mode, &deferred) }
+                mode.resetTimers()
             }
             pending = []
             defer { blocks = [] }

@@ -17,17 +17,23 @@ package final class Mode {
     /// loop's lock, so a pass skips locking for what the mode lacks.
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
-    /// When each timer joined this mode (see TimerHeap.Entry.joined).
-    package var timerJoins: [ObjectIdentifier: UInt64] = [:]
-    package var timers: [ObjectIdentifier: LoopTimer] = [:] {
-        didSet { timerHint.store(timers.count, ordering: .releasing) }
+    /// Its timers, in slots: a timer's placement records its slot, and
+    /// `timerSeqs[slot]` the sequence number of its live heap entry (0:
+    /// none, while it fires).  Heap entries name slots, so an entry is
+    /// checked without touching the timer (see isLive).  The slots hold the
+    /// mode's references to its timers.
+    package private(set) var timerSlots: [LoopTimer?] = []
+    package private(set) var timerSeqs: [UInt64] = []
+    private var freeTimerSlots: [Int] = []
+    package private(set) var timerCount = 0 {
+        didSet { timerHint.store(timerCount, ordering: .releasing) }
     }
-    package var heap = TimerHeap()
+    package private(set) var heap = TimerHeap()
 
     package init(name: ModeName) { self.name = name }
 
     /// Observers alone do not keep a mode alive.
-    package var hasSourcesOrTimers: Bool { !sources.isEmpty || !timers.isEmpty }
+    package var hasSourcesOrTimers: Bool { !sources.isEmpty || timerCount > 0 }
 
     package func insertSource(_ source: Source) {
         sources[ObjectIdentifier(source)] = source
@@ -84,12 +90,50 @@ package final class Mode {
         observers.contains { $0.observer === observer }
     }
 
-    /// True if the entry is still the timer's current schedule in this mode.
-    package func isLive(_ entry: TimerHeap.Entry) -> Bool {
-        let id = ObjectIdentifier(entry.timer)
-        guard entry.timer.isValid, timers[id] != nil, timerJoins[id] == entry.joined else { return false }
-        return entry.timer.schedule.withLock { !$0.firing && $0.epoch == entry.epoch }
+    // MARK: timers (all under the loop's lock)
+
+    /// Takes a reference to `timer`; returns its slot.
+    package func insertTimer(_ timer: LoopTimer) -> Int {
+        timerCount += 1
+        if let slot = freeTimerSlots.popLast() {
+            timerSlots[slot] = timer
+            return slot
+        }
+        timerSlots.append(timer)
+        timerSeqs.append(0)
+        return timerSlots.count - 1
     }
+
+    /// Empties a slot (its heap entry goes stale); returns the reference
+    /// it held, for the caller to drop once the loop's lock is released.
+    package func removeTimer(slot: Int) -> LoopTimer {
+        let timer = timerSlots[slot]!
+        timerSlots[slot] = nil
+        timerSeqs[slot] = 0
+        freeTimerSlots.append(slot)
+        timerCount -= 1
+        compactTimersIfSparse()
+        return timer
+    }
+
+    package func timer(at slot: Int) -> LoopTimer { timerSlots[slot]! }
+
+    package var allTimers: [LoopTimer] { timerSlots.compactMap { $0 } }
+
+    /// Schedules the timer in `slot` at `deadline`; `seq` (from the loop's
+    /// counter) orders equal deadlines and retires its previous entry.
+    package func scheduleTimer(slot: Int, deadline: UInt64, seq: UInt64) {
+        timerSeqs[slot] = seq
+        heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
+        compactTimersIfSparse()
+    }
+
+    /// Retires the timer's entry: it fires nowhere until scheduled again.
+    package func unscheduleTimer(slot: Int) { timerSeqs[slot] = 0 }
+
+    /// True if the entry is still its timer's current schedule in this mode.
+    @inline(__always)
+    package func isLive(_ entry: TimerHeap.Entry) -> Bool { timerSeqs[entry.slot] == entry.seq }
 
     /// The earliest live entry, dropping stale ones from the top.
     package func earliestTimer() -> TimerHeap.Entry? {
@@ -100,18 +144,42 @@ package final class Mode {
         return nil
     }
 
+    /// Removes and returns the earliest live entry due by `now`.
+    package func popDueTimer(now: UInt64) -> TimerHeap.Entry? {
+        guard let top = earliestTimer(), top.deadline <= now else { return nil }
+        heap.pop()
+        return top
+    }
+
     /// When the loop must wake for this mode's timers.  Each timer may fire
     /// anywhere in [deadline, deadline + tolerance]: waking at the earliest
     /// window end serves every timer due by then, and makes none late.
     /// With no tolerance on the earliest timer, that is its deadline.
     package func timerWakeDeadline() -> UInt64 {
         guard let top = earliestTimer() else { return Clock.never }
-        let latest = top.latest
-        return latest == top.deadline ? latest : heap.earliestLatest(bound: latest)
+        let latest = windowEnd(top)
+        return latest == top.deadline ? latest : heap.earliestLatest(bound: latest, windowEnd: windowEnd)
+    }
+
+    /// The end of an entry's firing window (deadline + tolerance); stale
+    /// entries count as their deadline (at worst an early wake-up).
+    private func windowEnd(_ entry: TimerHeap.Entry) -> UInt64 {
+        guard isLive(entry) else { return entry.deadline }
+        let (sum, overflow) = entry.deadline.addingReportingOverflow(timerSlots[entry.slot]!.windowNs)
+        return overflow ? Clock.never : sum
     }
 
     /// Rebuilds the heap when stale entries dominate it.
-    package func compactTimersIfSparse() {
-        if heap.count > 2 * timers.count + 32 { heap.compact(keeping: isLive) }
+    private func compactTimersIfSparse() {
+        if heap.count > 2 * timerCount + 32 { heap.compact(keeping: isLive) }
+    }
+
+    /// Forgets every timer (teardown, after each was removed).
+    package func resetTimers() {
+        timerSlots = []
+        timerSeqs = []
+        freeTimerSlots = []
+        timerCount = 0
+        heap = TimerHeap()
     }
 }

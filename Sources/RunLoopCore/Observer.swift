@@ -14,7 +14,7 @@ package final class Observer: Handled, @unchecked Sendable {
     private let infoReleased = Atomic<Bool>(false)
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    package let ownership = Locked(LoopTie())
+    private var ownership = Striped(LoopTie())
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
     package var firing = false
@@ -31,7 +31,10 @@ package final class Observer: Handled, @unchecked Sendable {
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var owner: Loop? { ownership.withLock { $0.loop } }
+    package var owner: Loop? { withOwnership { $0.loop } }
+
+    /// Reads or edits its loop tie under its stripe lock.
+    package func withOwnership<T>(_ body: (inout LoopTie) -> T) -> T { ownership.withLock(self, body) }
 
     /// Removes it from its loop and releases its info (as CF does).
     package func invalidate() {

@@ -1,7 +1,8 @@
 import CRunLoop
 import Synchronization
 
-/// When a timer fires next, and where it is scheduled.
+/// When a timer fires next, and which loop it belongs to.  Readable and
+/// writable from any thread (under the timer's stripe lock).
 package struct TimerSchedule {
     /// The loop it belongs to while it is in one of its modes or common items.
     package var tie = LoopTie()
@@ -10,17 +11,66 @@ package struct TimerSchedule {
     package var fireDate: Double
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
     package var deadline: UInt64
-    /// Bumped whenever `deadline` changes: heap entries carrying an older
-    /// epoch are stale and skipped.
+    /// Bumped whenever `deadline` is set: a firing tells from it whether
+    /// its callout moved the timer.
     package var epoch: UInt64 = 0
     package var tolerance: Double = 0
     /// True while its callout runs (so a nested run does not fire it).
     package var firing = false
+}
 
-    /// A heap entry for the current deadline (the loop sets its sequence).
-    package func entry(for timer: LoopTimer) -> TimerHeap.Entry {
-        TimerHeap.Entry(deadline: deadline, seq: 0, epoch: epoch, timer: timer)
+/// Which modes of its loop hold a timer, and the timer's slot in each
+/// (see Mode.timerSlots).  The first placement is stored inline, since
+/// nearly every timer is in one mode.  Guarded by the owning loop's lock;
+/// a mode outlives the placements naming it (modes live as long as their
+/// loop, and a loop's teardown removes every timer).
+package struct TimerPlacements {
+    package struct Placement {
+        package let mode: Unmanaged<Mode>
+        package let slot: Int
     }
+    private var first: Placement?
+    private var others: [Placement] = []
+
+    package var isEmpty: Bool { first == nil }
+
+    package func placement(in mode: Mode) -> Placement? {
+        let key = Unmanaged.passUnretained(mode).toOpaque()
+        if let first, first.mode.toOpaque() == key { return first }
+        return others.first { $0.mode.toOpaque() == key }
+    }
+
+    /// One of the modes holding the timer.
+    package var anyMode: Mode? { first?.mode.takeUnretainedValue() }
+
+    package func forEach(_ body: (Mode, Int) -> Void) {
+        guard let first else { return }
+        body(first.mode.takeUnretainedValue(), first.slot)
+        for p in others { body(p.mode.takeUnretainedValue(), p.slot) }
+    }
+
+    package mutating func insert(_ placement: Placement) {
+        if first == nil { first = placement } else { others.append(placement) }
+    }
+
+    package mutating func remove(from mode: Mode) -> Placement? {
+        let key = Unmanaged.passUnretained(mode).toOpaque()
+        if let found = first, found.mode.toOpaque() == key {
+            first = others.isEmpty ? nil : others.removeLast()
+            return found
+        }
+        guard let i = others.firstIndex(where: { $0.mode.toOpaque() == key }) else { return nil }
+        return others.remove(at: i)
+    }
+}
+
+/// What a timer calls when it fires.
+package enum TimerCallout {
+    /// A C callback; its info comes from the context (held for the call
+    /// when the context has a retain callback, as CF does).
+    case function(RLRunLoopTimerCallBack, RLRunLoopTimerContext)
+    /// A Swift closure (RunLoopKit, block handlers).
+    case closure((LoopTimer) -> Void)
 }
 
 /// A timer: fires at its fire date, then every `interval` seconds if it
@@ -29,43 +79,51 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     package let interval: Double
     package let intervalNs: UInt64
     package let order: Int
-    package let callout: (LoopTimer) -> Void
-    private let releaseInfo: (() -> Void)?
-    package let cContext: RLRunLoopTimerContext?
+    private let action: TimerCallout
 
     private let valid = Atomic<Bool>(true)
+    private let infoReleased = Atomic<Bool>(false)
     /// How late it may fire (ns): its tolerance, at most half its interval
     /// if it repeats.  Readable without any lock (the loop reads it while
     /// choosing when to wake).
     private let window = Atomic<UInt64>(0)
-    private let infoReleased = Atomic<Bool>(false)
-    /// Guarded by its own lock, taken inside the owning loop's lock.
-    package let schedule: Locked<TimerSchedule>
+    private var schedule: Striped<TimerSchedule>
+    /// Guarded by the owning loop's lock (see TimerPlacements).
+    package var placements = TimerPlacements()
 
-    package init(fireDate: Double, interval: Double, order: Int, callout: @escaping (LoopTimer) -> Void,
-         releaseInfo: (() -> Void)?, cContext: RLRunLoopTimerContext?) {
+    package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
         self.interval = repeating ? interval : 0
         self.intervalNs = repeating ? max(1, Clock.nanoseconds(interval)) : 0
         self.order = order
-        self.callout = callout
-        self.releaseInfo = releaseInfo
-        self.cContext = cContext
-        schedule = Locked(TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate)))
+        self.action = callout
+        schedule = Striped(TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate)))
         super.init(kind: .timer)
+    }
+
+    /// The C context it was created with, if any.
+    package var cContext: RLRunLoopTimerContext? {
+        if case .function(_, let context) = action { return context }
+        return nil
+    }
+
+    /// Reads or edits the schedule under the timer's stripe lock.
+    @inline(__always)
+    package func withSchedule<T>(_ body: (inout TimerSchedule) throws -> T) rethrows -> T {
+        try schedule.withLock(self, body)
     }
 
     package var repeats: Bool { intervalNs != 0 }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var owner: Loop? { schedule.withLock { $0.loop } }
-    package var nextFireDate: Double { schedule.withLock { $0.fireDate } }
+    package var owner: Loop? { withSchedule { $0.loop } }
+    package var nextFireDate: Double { withSchedule { $0.fireDate } }
 
     package var tolerance: Double {
-        get { schedule.withLock { $0.tolerance } }
+        get { withSchedule { $0.tolerance } }
         set {
             var ns = Clock.nanoseconds(newValue)
             if repeats { ns = min(ns, intervalNs / 2) }
-            let (loop, narrower) = schedule.withLock { s -> (Loop?, Bool) in
+            let (loop, narrower) = withSchedule { s -> (Loop?, Bool) in
                 s.tolerance = newValue
                 return (s.loop, ns < window.exchange(ns, ordering: .relaxed))
             }
@@ -77,9 +135,21 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// The width of its firing window in ns (see `window`).
     package var windowNs: UInt64 { window.load(ordering: .relaxed) }
 
+    /// Calls the timer's callback (no lock held).
+    package func fire() {
+        switch action {
+        case .function(let callback, let context):
+            let held = context.retain.map { UnsafeMutableRawPointer(mutating: $0(context.info)) } ?? context.info
+            callback(opaque, held)
+            context.release?(held)
+        case .closure(let body):
+            body(self)
+        }
+    }
+
     /// Moves the next fire date; the owning loop re-sorts it.
     package func setNextFireDate(_ date: Double) {
-        let loop = schedule.withLock { s -> Loop? in
+        let loop = withSchedule { s -> Loop? in
             s.fireDate = date
             s.deadline = Clock.deadline(forFireDate: date)
             s.epoch &+= 1
@@ -90,7 +160,7 @@ package final class LoopTimer: Handled, @unchecked Sendable {
 
     /// After a firing that was not edited by the callout: the first slot
     /// of the original schedule later than `now` (missed slots are
-    /// skipped, never fired in a burst).  Call with `schedule` locked.
+    /// skipped, never fired in a burst).  Call inside `withSchedule`.
     /// Returns how many slots it moved (1 when none was missed).
     @discardableResult
     package static func advance(_ s: inout TimerSchedule, interval: Double, intervalNs: UInt64, now: UInt64) -> UInt64 {
@@ -107,13 +177,20 @@ package final class LoopTimer: Handled, @unchecked Sendable {
 
     /// Removes it from its loop and releases its info (as CF does).
     package func invalidate() {
-        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        guard markInvalid() else { return }
         owner?.removeEverywhere(self)
         releaseInfoOnce()
     }
 
-    private func releaseInfoOnce() {
-        if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
+    /// Marks it invalid; true for the one caller that did.
+    package func markInvalid() -> Bool {
+        valid.exchange(false, ordering: .acquiringAndReleasing)
+    }
+
+    /// Calls the context's release once (no lock held).
+    package func releaseInfoOnce() {
+        guard !infoReleased.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if case .function(_, let context) = action { context.release?(context.info) }
     }
 
     package override func finalize() {

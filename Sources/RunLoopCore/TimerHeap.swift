@@ -1,26 +1,20 @@
 /// A mode's timers ordered by deadline, FIFO among equal deadlines.
 ///
-/// Entries are never updated in place: when a timer's deadline changes a
-/// new entry is pushed and the old one, carrying an older epoch, is
-/// skipped when it reaches the top (lazy deletion).  `compactIfSparse`
-/// rebuilds the heap when stale entries outnumber live ones.
+/// Entries are plain values naming a slot of the mode (see Mode): sifting
+/// touches only this array.  They are never updated in place: when a
+/// timer's deadline changes a new entry is pushed and the old one, whose
+/// sequence number is no longer its slot's, is skipped when it reaches the
+/// top (lazy deletion).  `compact` drops stale entries when they
+/// outnumber live ones.
 package struct TimerHeap {
     package struct Entry {
         package var deadline: UInt64
+        /// From the loop's counter: orders equal deadlines (FIFO) and
+        /// identifies the entry (see Mode.isLive).
         package var seq: UInt64
-        package var epoch: UInt64
-        package var timer: LoopTimer
-        /// When the timer joined the mode this heap belongs to: an entry
-        /// from before the timer was removed and added again is stale, so
-        /// a re-added timer queues behind timers already due with it.
-        package var joined: UInt64 = 0
+        package var slot: Int
 
-        /// The end of the timer's firing window (deadline + tolerance).
-        package var latest: UInt64 {
-            let (sum, overflow) = deadline.addingReportingOverflow(timer.windowNs)
-            return overflow ? Clock.never : sum
-        }
-
+        @inline(__always)
         package func precedes(_ other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : seq < other.seq
         }
@@ -32,7 +26,6 @@ package struct TimerHeap {
     package var count: Int { entries.count }
     package var top: Entry? { entries.first }
 
-    /// `seq` must come from the loop's counter (monotonic per loop).
     package mutating func push(_ entry: Entry) {
         entries.append(entry)
         siftUp(entries.count - 1)
@@ -52,17 +45,17 @@ package struct TimerHeap {
     /// end their window earlier, and the heap order prunes the others
     /// (cost: the number of entries due before `bound`).  Stale entries
     /// count too, which at worst wakes the loop a little early for nothing.
-    package func earliestLatest(bound: UInt64) -> UInt64 {
+    package func earliestLatest(bound: UInt64, windowEnd: (Entry) -> UInt64) -> UInt64 {
         var best = bound
-        visit(0, &best)
+        visit(0, &best, windowEnd)
         return best
     }
 
-    private func visit(_ i: Int, _ best: inout UInt64) {
+    private func visit(_ i: Int, _ best: inout UInt64, _ windowEnd: (Entry) -> UInt64) {
         guard i < entries.count, entries[i].deadline < best else { return }
-        best = min(best, entries[i].latest)
-        visit(2 * i + 1, &best)
-        visit(2 * i + 2, &best)
+        best = min(best, windowEnd(entries[i]))
+        visit(2 * i + 1, &best, windowEnd)
+        visit(2 * i + 2, &best, windowEnd)
     }
 
     /// Drops every entry for which `isLive` is false and re-heapifies.
@@ -72,27 +65,37 @@ package struct TimerHeap {
         while i > 0 { i -= 1; siftDown(i) }
     }
 
+    // Both sifts move a hole instead of swapping: one write per level.
+
     private mutating func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].precedes(entries[parent]) else { return }
-            entries.swapAt(child, parent)
-            child = parent
+        entries.withUnsafeMutableBufferPointer { e in
+            let moving = e[start]
+            var hole = start
+            while hole > 0 {
+                let parent = (hole - 1) / 2
+                guard moving.precedes(e[parent]) else { break }
+                e[hole] = e[parent]
+                hole = parent
+            }
+            e[hole] = moving
         }
     }
 
     private mutating func siftDown(_ start: Int) {
-        var parent = start
-        let n = entries.count
-        while true {
-            let left = 2 * parent + 1
-            guard left < n else { return }
-            var best = left
-            if left + 1 < n && entries[left + 1].precedes(entries[left]) { best = left + 1 }
-            guard entries[best].precedes(entries[parent]) else { return }
-            entries.swapAt(best, parent)
-            parent = best
+        entries.withUnsafeMutableBufferPointer { e in
+            let n = e.count
+            let moving = e[start]
+            var hole = start
+            while true {
+                let left = 2 * hole + 1
+                guard left < n else { break }
+                var best = left
+                if left + 1 < n && e[left + 1].precedes(e[left]) { best = left + 1 }
+                guard e[best].precedes(moving) else { break }
+                e[hole] = e[best]
+                hole = best
+            }
+            e[hole] = moving
         }
     }
 }

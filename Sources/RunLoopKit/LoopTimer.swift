@@ -39,9 +39,9 @@ public final class LoopTimer: Sendable, Hashable, CustomStringConvertible {
     public init(fireDate: Loop.AbsoluteTime, interval: Duration? = nil, order: Int = 0,
                 _ handler: @escaping Handler) {
         let seconds = interval?.seconds ?? 0
-        engine = RunLoopCore.LoopTimer(fireDate: fireDate, interval: seconds, order: order, callout: { fired in
+        engine = RunLoopCore.LoopTimer(fireDate: fireDate, interval: seconds, order: order, callout: .closure { fired in
             handler(LoopTimer(retaining: fired))
-        }, releaseInfo: nil, cContext: nil)
+        })
         HandleTable.shared.register(engine)  // our reference
     }
 

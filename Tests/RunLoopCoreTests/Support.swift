@@ -33,7 +33,7 @@ func registered<T: Handled>(_ object: T) -> T {
 
 func makeTimer(in seconds: Double, interval: Double = 0, _ fire: @escaping (LoopTimer) -> Void) -> LoopTimer {
     registered(LoopTimer(fireDate: Clock.absoluteNow() + seconds, interval: interval, order: 0,
-                         callout: fire, releaseInfo: nil, cContext: nil))
+                         callout: .closure(fire)))
 }
 
 func makeObserver(_ activities: UInt = Activity.all, repeats: Bool = true, order: Int = 0,

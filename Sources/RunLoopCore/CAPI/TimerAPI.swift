@@ -2,11 +2,8 @@ import CRunLoop
 import CRunLoopShims
 
 private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _ order: RLIndex,
-                       releaseInfo: (() -> Void)?, context: RLRunLoopTimerContext?, _ function: StaticString,
-                       _ callout: @escaping (LoopTimer) -> Void) -> RLRunLoopTimerRef? {
-    let timer = LoopTimer(fireDate: fireDate, interval: interval, order: order, callout: callout,
-                          releaseInfo: releaseInfo, cContext: context)
-    return publish(timer, function)
+                       _ callout: TimerCallout, _ function: StaticString) -> RLRunLoopTimerRef? {
+    publish(LoopTimer(fireDate: fireDate, interval: interval, order: order, callout: callout), function)
 }
 
 @c(RLRunLoopTimerCreate)
@@ -21,14 +18,8 @@ public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbs
           finiteArgument(interval, "interval", "RLRunLoopTimerCreate") else { return nil }
     var ctx = context?.pointee ?? RLRunLoopTimerContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-    let info = ctx.info, retain = ctx.retain, release = ctx.release
-    return makeTimer(fireDate, interval, order, releaseInfo: release.map { fn in { fn(info) } },
-                     context: ctx, "RLRunLoopTimerCreate") { timer in
-        // CF holds an extra reference to info for the length of the callout.
-        let held = retain.map { UnsafeMutableRawPointer(mutating: $0(info)) } ?? info
-        callout(timer.opaque, held)
-        release?(held)
-    }
+    // The C callback is called directly (LoopTimer.fire), with no closure box.
+    return makeTimer(fireDate, interval, order, .function(callout, ctx), "RLRunLoopTimerCreate")
 }
 
 @c(RLRunLoopTimerCreateWithHandler)
@@ -42,10 +33,9 @@ public func rlRunLoopTimerCreateWithHandler(_ allocator: RLAllocatorRef?, _ fire
     guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerCreateWithHandler"),
           finiteArgument(interval, "interval", "RLRunLoopTimerCreateWithHandler") else { return nil }
     let copied = CopiedBlock(block)
-    return makeTimer(fireDate, interval, order, releaseInfo: nil, context: nil,
-                     "RLRunLoopTimerCreateWithHandler") { timer in
+    return makeTimer(fireDate, interval, order, .closure { timer in
         rl_block_invoke_timer(copied.pointer, UnsafeMutableRawPointer(timer.opaque))
-    }
+    }, "RLRunLoopTimerCreateWithHandler")
 }
 
 @c(RLRunLoopTimerGetNextFireDate)
