@@ -40,7 +40,7 @@ package func activityNames(_ mask: UInt) -> String {
 extension Source {
     package var debugDescription: String {
         var text = header("RLRunLoopSource", self) + "{valid = \(yesNo(isValid)), order = \(order), signalled = \(yesNo(isSignalled))"
-        if let info = callbacks.describe?() { text += ", info = \(info)" }
+        if let info = describeInfo() { text += ", info = \(info)" }
         return text + "}"
     }
 }

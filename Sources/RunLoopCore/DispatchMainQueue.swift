@@ -49,7 +49,7 @@ extension Loop {
             rl_drain_counter(fd)
             drain(nil)
         })
-        let source = Source(order: 0, callbacks: callbacks, cContext: nil, descriptor: fd, interest: EPOLLIN.rawValue)
+        let source = Source(order: 0, callbacks: callbacks, descriptor: fd, interest: EPOLLIN.rawValue)
         guard HandleTable.shared.register(source) else { return }
         // The registration's reference stays: the source lives as long as
         // the process.

@@ -71,7 +71,7 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
                 release: { [self] in releaseRef() },
                 describe: { [self] in "file descriptor \(fd)" },
                 ready: { [self] events in handleReady(events) })
-            let source = Source(order: order, callbacks: callbacks, cContext: nil, descriptor: fd, interest: interest)
+            let source = Source(order: order, callbacks: callbacks, descriptor: fd, interest: interest)
             guard HandleTable.shared.register(source) else { return nil }
             retainRef()  // the source's reference to this object
             cached = source

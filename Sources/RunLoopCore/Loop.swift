@@ -113,11 +113,9 @@ package final class Loop: Handled, @unchecked Sendable {
     package var commonModes: [ModeName] = [.default]
     package var commonItems: [ObjectIdentifier: ModeItem] = [:]
     package var commonItemOrder: [ObjectIdentifier] = []
-    /// How many modes of this loop hold each source.
-    package var sourceModeCounts: [ObjectIdentifier: Int] = [:]
     /// The loop's sources that compare by context (see
     /// Source.ContextIdentity), by hash value.
-    package var sourcesByHash: [UInt: [Source]] = [:]
+    package var sourcesByHash = SourceIndex()
     /// Sources signalled since the last pass (may hold stale duplicates).
     package var pending: [Source] = [] {
         didSet { pendingHint.store(!pending.isEmpty, ordering: .releasing) }
@@ -193,8 +191,8 @@ package final class Loop: Handled, @unchecked Sendable {
     package func canonical(_ item: ModeItem) -> ModeItem {
         guard case .source(let source) = item, let identity = source.identity else { return item }
         let candidates: [Source] = lock.withLock {
-            if sourceModeCounts[ObjectIdentifier(source)] != nil || commonItems[item.id] != nil { return [] }
-            return sourcesByHash[identity.hashValue] ?? []
+            if source.modeCount(in: self) > 0 || commonItems[item.id] != nil { return [] }
+            return sourcesByHash.sources(hash: identity.hashValue)
         }
         for candidate in candidates where candidate.isEquivalent(to: source) { return .source(candidate) }
         return item
@@ -274,12 +272,12 @@ package final class Loop: Handled, @unchecked Sendable {
     // removed by name from every mode is still found and dropped.
 
     private func commonJoinedLocked(_ item: ModeItem) {
-        if case .source(let s) = item { s.joined(self) } else { item.tie(to: self) }
+        if case .source(let s) = item { s.updateMembership(in: self) { $0.common = true } } else { item.tie(to: self) }
     }
 
     private func commonLeftLocked(_ item: ModeItem) {
         if case .source(let s) = item {
-            if sourceModeCounts[ObjectIdentifier(s)] == nil { s.left(self) }
+            s.updateMembership(in: self) { $0.common = false }
         } else {
             item.untie()
         }
@@ -317,16 +315,10 @@ package final class Loop: Handled, @unchecked Sendable {
             guard mode.sources[id] == nil else { return .success(()) }
             mode.insertSource(source)
             if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
-            let count = sourceModeCounts[id, default: 0] + 1
-            sourceModeCounts[id] = count
-            if count == 1 {
-                source.joined(self)
-                if let identity = source.identity { sourcesByHash[identity.hashValue, default: []].append(source) }
-            }
+            let count = source.updateMembership(in: self) { $0.modes += 1 }.modes
+            if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
             if source.isSignalled { pending.append(source) }
-            if let schedule = source.callbacks.schedule {
-                deferred.call { schedule(self, name) }
-            }
+            if source.hasSchedule { deferred.call { source.schedule(self, name) } }
         case .observer(let observer):
             guard !mode.containsObserver(observer) else { return .success(()) }
             item.tie(to: self)
@@ -355,25 +347,13 @@ package final class Loop: Handled, @unchecked Sendable {
 
     private func eraseLocked(_ item: ModeItem, from mode: Mode, _ deferred: inout Deferred) {
         let name = mode.name
-        let id = item.id
         switch item {
         case .source(let source):
             guard mode.removeSource(source) else { return }
             if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
-            let count = sourceModeCounts[id, default: 1] - 1
-            if count == 0 {
-                sourceModeCounts.removeValue(forKey: id)
-                if commonItems[id] == nil { source.left(self) }
-                if let identity = source.identity {
-                    sourcesByHash[identity.hashValue]?.removeAll { $0 === source }
-                    if sourcesByHash[identity.hashValue]?.isEmpty == true { sourcesByHash[identity.hashValue] = nil }
-                }
-            } else {
-                sourceModeCounts[id] = count
-            }
-            if let cancel = source.callbacks.cancel {
-                deferred.call { cancel(self, name) }
-            }
+            let count = source.updateMembership(in: self) { $0.modes -= 1 }.modes
+            if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
+            if source.hasCancel { deferred.call { source.cancel(self, name) } }
         case .observer(let observer):
             guard mode.removeObserver(observer) else { return }
             item.untie()

@@ -123,7 +123,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                 schedule: nil, cancel: nil, perform: {}, release: nil,
                 describe: { [weak self] in self.map { "message port \($0.name ?? "(unnamed)")" } },
                 ready: { [weak self] _ in self?.serve() })
-            let source = Source(order: order, callbacks: callbacks, cContext: nil,
+            let source = Source(order: order, callbacks: callbacks,
                                 descriptor: epollFD, interest: EPOLLIN.rawValue)
             guard HandleTable.shared.register(source) else { return nil }
             cached = source

@@ -1,4 +1,5 @@
 import CRunLoop
+import Glibc
 import Synchronization
 
 /// What a version-0 source does, as Swift closures.  The C entry point
@@ -26,6 +27,59 @@ package struct SourceCallbacks {
     }
 }
 
+/// What a source calls.  Sources made from a C context keep the context
+/// and call its function pointers directly (no closure per callback);
+/// Swift-made ones keep their closures in one box.
+package enum SourceActions {
+    case context(RLRunLoopSourceContext)
+    case context1(RLRunLoopSourceContext1)
+    case closures(SourceCallbacksBox)
+}
+
+package final class SourceCallbacksBox {
+    package let callbacks: SourceCallbacks
+    package init(_ callbacks: SourceCallbacks) { self.callbacks = callbacks }
+}
+
+/// The loops holding a source: for each, how many of its modes hold it
+/// and whether it is one of the loop's common items.  The first loop is
+/// stored inline (most sources are in one loop).
+package struct SourceLoops {
+    package struct Membership {
+        package let loop: Loop
+        package var modes = 0
+        package var common = false
+        var isEmpty: Bool { modes == 0 && !common }
+    }
+    private var first: Membership?
+    private var others: [Membership] = []
+
+    package var all: [Loop] {
+        guard let first else { return [] }
+        return [first.loop] + others.map(\.loop)
+    }
+
+    package func membership(in loop: Loop) -> Membership? {
+        if let first, first.loop === loop { return first }
+        return others.first { $0.loop === loop }
+    }
+
+    /// Edits the loop's membership (created if missing, dropped when
+    /// empty); returns it.
+    package mutating func update(_ loop: Loop, _ body: (inout Membership) -> Void) -> Membership {
+        var m = membership(in: loop) ?? Membership(loop: loop)
+        body(&m)
+        if let f = first, f.loop === loop {
+            first = m.isEmpty ? others.popLast() : m
+        } else if let i = others.firstIndex(where: { $0.loop === loop }) {
+            if m.isEmpty { others.remove(at: i) } else { others[i] = m }
+        } else if !m.isEmpty {
+            if first == nil { first = m } else { others.append(m) }
+        }
+        return m
+    }
+}
+
 /// A source, performed on a loop's thread.  Version 0: after `signal()`.
 /// Version 1: whenever its file descriptor is ready while the loop runs a
 /// mode holding it (level-triggered; the library never reads or closes
@@ -36,11 +90,7 @@ package final class Source: Handled, @unchecked Sendable {
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
     private let interestBits: Atomic<UInt32>
-    package let callbacks: SourceCallbacks
-    /// The context it was created with, for RLRunLoopSourceGetContext.
-    package let cContext: RLRunLoopSourceContext?
-    /// The same for a version-1 source made from a C context.
-    package private(set) var cContext1: RLRunLoopSourceContext1? = nil
+    private let actions: SourceActions
 
     private let valid = Atomic<Bool>(true)
     /// Pending: set by `signal()`, cleared by the loop just before perform.
@@ -70,7 +120,20 @@ package final class Source: Handled, @unchecked Sendable {
                 && hash == other.hash && hashValue == other.hashValue
         }
     }
-    package private(set) var identity: ContextIdentity? = nil
+    /// hash(info) (or info) of a source made from a version-0 context,
+    /// computed once at creation (user code, no lock held).
+    private let contextHash: UInt
+
+    package var identity: ContextIdentity? {
+        guard case .context(let c) = actions else { return nil }
+        let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
+        return ContextIdentity(
+            order: order,
+            perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
+            equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
+            hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
+            info: c.info, hashValue: contextHash, equalFunction: c.equal)
+    }
 
     /// Whether `other` is the same item by CF's rule.  May call the
     /// context's `equal`: never call it with a lock held.
@@ -81,41 +144,117 @@ package final class Source: Handled, @unchecked Sendable {
         return a.info == b.info
     }
 
-    /// The loops with at least one mode holding this source.  A loop's
-    /// lock may be held while taking this one, never the reverse.
-    private let loops = Locked<[ObjectIdentifier: Loop]>([:])
+    /// The loops holding it (see SourceLoops).  A loop's lock may be held
+    /// while taking this one, never the reverse.
+    private var loops = Striped(SourceLoops())
 
-    package init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
+    /// A source with Swift callbacks (RunLoopKit, descriptors, ports).
+    package init(order: Int, callbacks: SourceCallbacks) {
         self.order = order
-        self.callbacks = callbacks
-        self.cContext = cContext
+        actions = .closures(SourceCallbacksBox(callbacks))
         descriptor = -1
         interestBits = Atomic(0)
+        contextHash = 0
         super.init(kind: .source)
-        if let c = cContext {
-            // Computed once, here, with no lock held (hash is user code).
-            let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
-            identity = ContextIdentity(
-                order: order,
-                perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
-                equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
-                hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
-                info: c.info,
-                hashValue: c.hash.map { $0(c.info) } ?? UInt(bitPattern: c.info),
-                equalFunction: c.equal)
+    }
+
+    /// A version-0 source from a C context (info already retained).
+    package init(order: Int, context c: RLRunLoopSourceContext) {
+        self.order = order
+        actions = .context(c)
+        descriptor = -1
+        interestBits = Atomic(0)
+        // Computed once, here, with no lock held (hash is user code).
+        contextHash = c.hash.map { $0(c.info) } ?? UInt(bitPattern: c.info)
+        super.init(kind: .source)
+    }
+
+    /// A version-1 source watching `descriptor` for `interest` (epoll
+    /// bits), with Swift callbacks or from a C context1.
+    package init(order: Int, callbacks: SourceCallbacks? = nil, context1: RLRunLoopSourceContext1? = nil,
+                 descriptor: Int32, interest: UInt32) {
+        self.order = order
+        if let context1 { actions = .context1(context1) } else { actions = .closures(SourceCallbacksBox(callbacks!)) }
+        self.descriptor = descriptor
+        interestBits = Atomic(interest)
+        contextHash = 0
+        super.init(kind: .source)
+    }
+
+    /// The context it was created with, for RLRunLoopSourceGetContext.
+    package var cContext: RLRunLoopSourceContext? {
+        if case .context(let c) = actions { return c }
+        return nil
+    }
+
+    /// The same for a version-1 source made from a C context.
+    package var cContext1: RLRunLoopSourceContext1? {
+        if case .context1(let c) = actions { return c }
+        return nil
+    }
+
+    // MARK: callouts (no lock held)
+
+    package var hasSchedule: Bool {
+        switch actions {
+        case .context(let c): return c.schedule != nil
+        case .context1: return false
+        case .closures(let box): return box.callbacks.schedule != nil
         }
     }
 
-    /// A version-1 source watching `descriptor` for `interest` (epoll bits).
-    package init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?,
-                 descriptor: Int32, interest: UInt32, cContext1: RLRunLoopSourceContext1? = nil) {
-        self.order = order
-        self.callbacks = callbacks
-        self.cContext = cContext
-        self.cContext1 = cContext1
-        self.descriptor = descriptor
-        interestBits = Atomic(interest)
-        super.init(kind: .source)
+    package var hasCancel: Bool {
+        switch actions {
+        case .context(let c): return c.cancel != nil
+        case .context1: return false
+        case .closures(let box): return box.callbacks.cancel != nil
+        }
+    }
+
+    package func schedule(_ loop: Loop, _ mode: ModeName) {
+        switch actions {
+        case .context(let c): c.schedule?(c.info, loop.opaque, mode.cString)
+        case .context1: break
+        case .closures(let box): box.callbacks.schedule?(loop, mode)
+        }
+    }
+
+    package func cancel(_ loop: Loop, _ mode: ModeName) {
+        switch actions {
+        case .context(let c): c.cancel?(c.info, loop.opaque, mode.cString)
+        case .context1: break
+        case .closures(let box): box.callbacks.cancel?(loop, mode)
+        }
+    }
+
+    package func perform() {
+        switch actions {
+        case .context(let c): c.perform?(c.info)
+        case .context1(let c): c.perform?(c.info)
+        case .closures(let box): box.callbacks.perform()
+        }
+    }
+
+    /// The context's description of its info, if it has one.
+    package func describeInfo() -> String? {
+        let copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
+        let info: UnsafeRawPointer?
+        switch actions {
+        case .context(let c): (copy, info) = (c.copyDescription, UnsafeRawPointer(c.info))
+        case .context1(let c): (copy, info) = (c.copyDescription, UnsafeRawPointer(c.info))
+        case .closures(let box): return box.callbacks.describe?()
+        }
+        guard let copy, let text = copy(info) else { return nil }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    private func releaseInfo() {
+        switch actions {
+        case .context(let c): c.release?(c.info)
+        case .context1(let c): c.release?(c.info)
+        case .closures(let box): box.callbacks.release?()
+        }
     }
 
     package var isVersion1: Bool { descriptor >= 0 }
@@ -126,12 +265,12 @@ package final class Source: Handled, @unchecked Sendable {
     /// wait set at once.
     package func setInterest(_ events: UInt32) {
         guard isVersion1, interestBits.exchange(events, ordering: .acquiringAndReleasing) != events else { return }
-        for loop in loops.withLock({ Array($0.values) }) { loop.descriptorsChanged(self) }
+        for loop in loops.withLock(self, { $0.all }) { loop.descriptorsChanged(self) }
     }
 
     /// Called on the loop's thread when the descriptor is ready.
     package func handleReady(_ events: UInt32) {
-        if let ready = callbacks.ready { ready(events) } else { callbacks.perform() }
+        if case .closures(let box) = actions, let ready = box.callbacks.ready { ready(events) } else { perform() }
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
@@ -146,7 +285,7 @@ package final class Source: Handled, @unchecked Sendable {
         if signalled.load(ordering: .acquiring) { return }
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-            for loop in loops.withLock({ Array($0.values) }) {
+            for loop in loops.withLock(self, { $0.all }) {
                 loop.enqueuePending(self)
             }
         }
@@ -157,21 +296,64 @@ package final class Source: Handled, @unchecked Sendable {
         signalled.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// Called by a loop, under its lock, when the source enters its first
-    /// mode of that loop / leaves its last one.
-    package func joined(_ loop: Loop) { loops.withLock { $0[ObjectIdentifier(loop)] = loop } }
-    package func left(_ loop: Loop) { loops.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(loop)) } }
+    /// Called by a loop, under its lock, when the source enters (+1) or
+    /// leaves (-1) one of its modes, or its common items: returns the
+    /// loop's membership after the change.
+    @discardableResult
+    package func updateMembership(in loop: Loop, _ body: (inout SourceLoops.Membership) -> Void) -> SourceLoops.Membership {
+        loops.withLock(self) { $0.update(loop, body) }
+    }
+
+    /// How many modes of `loop` hold it.
+    package func modeCount(in loop: Loop) -> Int { loops.withLock(self) { $0.membership(in: loop)?.modes ?? 0 } }
 
     /// Removes the source from every loop and mode (cancel runs for each)
     /// and makes it inert.  Idempotent.
     package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let holders = loops.withLock { Array($0.values) }
+        let holders = loops.withLock(self) { $0.all }
         for loop in holders { loop.removeEverywhere(self) }
     }
 
     package override func finalize() {
         valid.store(false, ordering: .releasing)
-        callbacks.release?()
+        releaseInfo()
+    }
+}
+
+/// A loop's sources made from C contexts, by context hash (see
+/// Loop.canonical).  One source per hash is stored directly; only
+/// colliding hashes take an array.
+package struct SourceIndex {
+    private var single: [UInt: Source] = [:]
+    private var colliding: [UInt: [Source]] = [:]
+
+    package func sources(hash: UInt) -> [Source] {
+        if let one = single[hash] { return [one] }
+        return colliding[hash] ?? []
+    }
+
+    package mutating func insert(_ source: Source, hash: UInt) {
+        if let list = colliding[hash] {
+            colliding[hash] = list + [source]
+        } else if let one = single.removeValue(forKey: hash) {
+            colliding[hash] = [one, source]
+        } else {
+            single[hash] = source
+        }
+    }
+
+    package mutating func remove(_ source: Source, hash: UInt) {
+        if single[hash] === source {
+            single[hash] = nil
+        } else if var list = colliding[hash] {
+            list.removeAll { $0 === source }
+            if list.count == 1 {
+                colliding[hash] = nil
+                single[hash] = list[0]
+            } else {
+                colliding[hash] = list.isEmpty ? nil : list
+            }
+        }
     }
 }

@@ -34,7 +34,7 @@ extension Loop {
             if pending.count == 1 {
                 let source = pending[0]
                 let id = ObjectIdentifier(source)
-                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else {
+                guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else {
                     pending.removeAll(keepingCapacity: true)
                     return []
                 }
@@ -47,7 +47,7 @@ extension Loop {
             var seen = Set<ObjectIdentifier>()
             for source in pending {
                 let id = ObjectIdentifier(source)
-                guard source.isSignalled, source.isValid, sourceModeCounts[id] != nil else { continue }
+                guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else { continue }
                 if mode.sources[id] == nil {
                     later.append(source)
                 } else if seen.insert(id).inserted {
@@ -67,7 +67,7 @@ extension Loop {
                 break
             }
             guard source.isValid, source.claimPerform() else { continue }
-            callout(.source, source.handle) { source.callbacks.perform() }
+            callout(.source, source.handle) { source.perform() }
             handled = true
         }
         return handled

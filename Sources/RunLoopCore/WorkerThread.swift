@@ -105,7 +105,7 @@ package final class WorkerThread: Handled, @unchecked Sendable {
             return
         }
         loop.retainRef()  // dropped in deinit: GetRunLoop stays valid
-        let keepAlive = Source(order: 0, callbacks: SourceCallbacks(perform: {}), cContext: nil)
+        let keepAlive = Source(order: 0, callbacks: SourceCallbacks(perform: {}))
         if HandleTable.shared.register(keepAlive) {
             _ = loop.add(.source(keepAlive), to: .default)
             keepAlive.releaseRef()  // the mode holds it now

@@ -44,7 +44,7 @@ public final class LoopSource: Sendable, Hashable, CustomStringConvertible {
         if let cancel {
             callbacks.cancel = { loop, name in cancel(Loop(retaining: loop), Loop.Mode(interned: name)) }
         }
-        engine = RunLoopCore.Source(order: order, callbacks: callbacks, cContext: nil)
+        engine = RunLoopCore.Source(order: order, callbacks: callbacks)
         HandleTable.shared.register(engine)  // our reference
     }
 

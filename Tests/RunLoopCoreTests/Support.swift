@@ -45,7 +45,7 @@ func makeObserver(_ activities: UInt = Activity.all, repeats: Bool = true, order
 func makeSource(order: Int = 0, schedule: ((Loop, ModeName) -> Void)? = nil, cancel: ((Loop, ModeName) -> Void)? = nil,
                 release: (() -> Void)? = nil, _ perform: @escaping () -> Void) -> Source {
     registered(Source(order: order, callbacks: SourceCallbacks(schedule: schedule, cancel: cancel, perform: perform,
-                                                               release: release, describe: nil), cContext: nil))
+                                                               release: release, describe: nil)))
 }
 
 func mode(_ name: String) -> ModeName { ModeName.intern(name)! }

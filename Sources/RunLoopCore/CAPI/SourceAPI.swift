@@ -17,15 +17,8 @@ public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex
         return nil
     }
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-    let info = ctx.info
-    let release = ctx.release, perform = ctx.perform, schedule = ctx.schedule, cancel = ctx.cancel
-    let callbacks = SourceCallbacks(
-        schedule: schedule.map { fn in { loop, mode in fn(info, loop.opaque, mode.cString) } },
-        cancel: cancel.map { fn in { loop, mode in fn(info, loop.opaque, mode.cString) } },
-        perform: { perform?(info) },
-        release: release.map { fn in { fn(info) } },
-        describe: takeDescription(ctx.copyDescription, info))
-    return registerSource(Source(order: order, callbacks: callbacks, cContext: ctx))
+    // The context's callbacks are called directly (Source.perform & co.).
+    return registerSource(Source(order: order, context: ctx))
 }
 
 /// A version-1 source from CF's context1: getPort gives the descriptor.
@@ -41,13 +34,7 @@ private func makeVersion1Source(_ order: RLIndex, _ context: UnsafeMutablePointe
         return nil
     }
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-    let info = ctx.info
-    let release = ctx.release, perform = ctx.perform
-    let callbacks = SourceCallbacks(schedule: nil, cancel: nil, perform: { perform?(info) },
-                                    release: release.map { fn in { fn(info) } },
-                                    describe: takeDescription(ctx.copyDescription, info))
-    return registerSource(Source(order: order, callbacks: callbacks, cContext: nil, descriptor: fd,
-                                 interest: EPOLLIN.rawValue, cContext1: ctx))
+    return registerSource(Source(order: order, context1: ctx, descriptor: fd, interest: EPOLLIN.rawValue))
 }
 
 private func registerSource(_ source: Source) -> RLRunLoopSourceRef? {
