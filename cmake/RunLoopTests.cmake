@@ -118,6 +118,14 @@ foreach(_rl_test_src IN LISTS RUNLOOP_C_TESTS)
   runloop_add_memcheck(${_rl_stem} "$<TARGET_FILE:${_rl_stem}>")
 endforeach()
 
+# Spin-then-sleep waiting is on by default; the same scenario must give the
+# same trace with it turned off.
+if(TARGET test_rl_spin_wait)
+  add_test(NAME test_rl_spin_wait_nospin COMMAND test_rl_spin_wait)
+  set_tests_properties(test_rl_spin_wait_nospin PROPERTIES
+    LABELS c ENVIRONMENT "RUNLOOP_SPIN_US=0" TIMEOUT ${_rl_test_timeout})
+endif()
+
 # ---------------------------------------------------------------------------
 # ABI checks (Tests/abi): the hand-written header and the Swift exports agree.
 # ---------------------------------------------------------------------------

@@ -151,4 +151,14 @@ static inline void rl_block_invoke_timer(void *block, void *timer) {
     ((void (*)(void *, void *))((struct rl_block_literal *)block)->invoke)(block, timer);
 }
 
+/* ---- spinning --------------------------------------------------------- */
+/* A hint to the CPU that this is a spin-wait loop (x86: PAUSE). */
+static inline void rl_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -25,7 +25,7 @@ extension Loop {
     package func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
         if isMain { ensureMainQueueSource() }
         let started: RunFrame? = lock.withLock {
-            guard !isDead, !name.isCommonModes, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
+            guard !isDead, !name.isCommonModes, let mode = existingModeLocked(name), !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
             runs.append(frame)
             reconcileDescriptorsLocked(mode)

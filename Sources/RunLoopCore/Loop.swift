@@ -141,6 +141,8 @@ package final class Loop: Handled, @unchecked Sendable {
     /// the version-1 sources of the mode being run (see reconcileDescriptorsLocked).
     package var watched: [Int32: Mode.Watch] = [:]
     package var sequence: UInt64 = 0
+    /// The mode `modeLocked` returned last (modes are never removed).
+    private var lastMode: Mode?
 
     package init?(ownerTID: Int32, isMain: Bool) {
         guard let poller = Poller() else { return nil }
@@ -160,10 +162,19 @@ package final class Loop: Handled, @unchecked Sendable {
 
     /// The mode named `name`, created on first use.  Lock held.
     package func modeLocked(_ name: ModeName) -> Mode {
-        if let mode = modes[name] { return mode }
+        if let mode = existingModeLocked(name) { return mode }
         let mode = Mode(name: name)
         modes[name] = mode
         modeOrder.append(name)
+        return mode
+    }
+
+    /// The mode named `name` if it exists.  Lock held.
+    package func existingModeLocked(_ name: ModeName) -> Mode? {
+        // Most calls name the mode of the previous one: no hashing then.
+        if let last = lastMode, last.name == name { return last }
+        guard let mode = modes[name] else { return nil }
+        lastMode = mode
         return mode
     }
 
@@ -235,7 +246,7 @@ package final class Loop: Handled, @unchecked Sendable {
         let item = canonical(item)
         return lock.withLock {
             if name.isCommonModes { return commonItems[item.id] != nil }
-            guard let mode = modes[name] else { return false }
+            guard let mode = existingModeLocked(name) else { return false }
             switch item {
             case .source(let s): return mode.sources[ObjectIdentifier(s)] != nil
             case .observer(let o): return mode.containsObserver(o)
@@ -325,11 +336,14 @@ package final class Loop: Handled, @unchecked Sendable {
             mode.insertObserver(observer, added: nextSequence())
         case .timer(let timer):
             guard timer.placements.placement(in: mode) == nil else { return .success(()) }
-            item.tie(to: self)
+            // Tied to this loop (item.tie) in the same lock hold as the read.
+            let (deadline, firing) = timer.withSchedule { s in
+                s.tie.join(self)
+                return (s.deadline, s.firing)
+            }
             let slot = mode.insertTimer(timer)
             timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
             // A firing timer is scheduled in all its modes after its callout.
-            let (deadline, firing) = timer.withSchedule { ($0.deadline, $0.firing) }
             if !firing { mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence()) }
             // A loop asleep in this mode must re-arm for the new timer.
             if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
@@ -341,7 +355,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// Takes an item out of one concrete mode.  Lock held; cancel and the
     /// reference drop are deferred.
     private func eraseLocked(_ item: ModeItem, from name: ModeName, _ deferred: inout Deferred) {
-        guard let mode = modes[name] else { return }
+        guard let mode = existingModeLocked(name) else { return }
         eraseLocked(item, from: mode, &deferred)
     }
 
@@ -392,7 +406,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The earliest fire date of the mode's valid timers, or 0.
     package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
-            guard let mode = modes[name], let entry = mode.earliestTimer() else { return 0 }
+            guard let mode = existingModeLocked(name), let entry = mode.earliestTimer() else { return 0 }
             return mode.timer(at: entry.slot).nextFireDate
         }
     }
