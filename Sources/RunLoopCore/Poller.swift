@@ -31,6 +31,9 @@ package final class Poller: @unchecked Sendable {
     /// Descriptors of version-1 sources use `fdTokenBase + fd`.
     private static let fdTokenBase: UInt64 = 16
     private static let batch = 256
+    /// epoll_wait's buffers start this small (most loops watch a handful
+    /// of descriptors) and grow to `batch` the first time one fills.
+    private static let initialBatch = 16
     /// At most this many batches (16 × 256 descriptors) per pass.
     private static let maxBatches = 16
 
@@ -49,9 +52,10 @@ package final class Poller: @unchecked Sendable {
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
-    /// epoll_wait's output buffers.  Loop thread only.
-    private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.batch)
-    private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.batch)
+    /// epoll_wait's output buffers and their capacity.  Loop thread only.
+    private var capacity = Poller.initialBatch
+    private var tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.initialBatch)
+    private var events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.initialBatch)
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
     package private(set) var wokeBy: WakeCause? = nil
@@ -145,7 +149,8 @@ package final class Poller: @unchecked Sendable {
 
     /// Sleeps until `deadline` (monotonic ns; `Clock.never`: no limit), a
     /// wake-up, or a watched descriptor is ready; returns the ready
-    /// descriptors (up to 4,096 per call; more are found by the next call).
+    /// descriptors (up to 16 batches per call, of 256 once a first small
+    /// one has filled; more are found by the next call).
     /// With `poll`, only looks.  A pending wake-up is consumed either way,
     /// and wake-ups are ignored from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
@@ -164,7 +169,7 @@ package final class Poller: @unchecked Sendable {
             if Self.spinLimitNs > 0 { began = Clock.monotonicNow() }
             if !sleep(until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
-        var n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), timeout)
+        var n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), timeout)
         state.store(3, ordering: .releasing)
         var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
@@ -195,10 +200,11 @@ package final class Poller: @unchecked Sendable {
             }
             // A full batch: collect the rest now (bounded), so a burst of
             // ready descriptors is handled in one pass.
-            guard Int(n) == Self.batch, !wrapped, batches < Self.maxBatches else { break }
+            guard Int(n) == capacity, !wrapped, batches < Self.maxBatches else { break }
             if batches == 1 { seen = Set(ready.map(\.fd)) }
             batches += 1
-            n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), 0)
+            growBuffers()
+            n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), 0)
         }
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
         if !poll && Self.spinLimitNs > 0 {
@@ -207,6 +213,16 @@ package final class Poller: @unchecked Sendable {
             typicalWaitNs = typicalWaitNs - typicalWaitNs / 4 + sample / 4
         }
         return ready
+    }
+
+    /// Full-size buffers from now on (a batch filled up).
+    private func growBuffers() {
+        guard capacity < Self.batch else { return }
+        tokens.deallocate()
+        events.deallocate()
+        capacity = Self.batch
+        tokens = .allocate(capacity: capacity)
+        events = .allocate(capacity: capacity)
     }
 
     /// Moves the state to asleep (2) for epoll_wait, first spinning in
