@@ -59,6 +59,10 @@ package struct SourceLoops {
         return [first.loop] + others.map(\.loop)
     }
 
+    /// The loops without building an array when there is one (the signal
+    /// path): the first, and the rest.
+    package var split: (first: Loop?, rest: [Membership]) { (first?.loop, others) }
+
     package func membership(in loop: Loop) -> Membership? {
         if let first, first.loop === loop { return first }
         return others.first { $0.loop === loop }
@@ -285,9 +289,9 @@ package final class Source: Handled, @unchecked Sendable {
         if signalled.load(ordering: .acquiring) { return }
         if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-            for loop in loops.withLock(self, { $0.all }) {
-                loop.enqueuePending(self)
-            }
+            let (first, rest) = loops.withLock(self) { $0.split }
+            first?.enqueuePending(self)
+            for membership in rest { membership.loop.enqueuePending(self) }
         }
     }
 
