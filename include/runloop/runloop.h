@@ -244,7 +244,12 @@ void RLRunLoopRun(void);
  * mode has no sources, no timers and no queued work, or when `mode` is
  * kRLRunLoopCommonModes.  May be called from inside a callout (nested run). */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, RLBoolean returnAfterSourceHandled);
-/* Whether the loop is asleep waiting for an event. */
+/* Whether the loop is waiting for an event (between its BeforeWaiting and
+ * AfterWaiting notifications): asleep, or spinning briefly before sleeping.
+ * A loop whose recent waits were ended by quick wake-ups polls for up to
+ * 50 us before it sleeps, so such a wake-up needs no syscall; waits ended by
+ * timers, descriptors or timeouts turn that off.  RUNLOOP_SPIN_US in the
+ * environment sets the limit (0: never spin; read once per process). */
 RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
 /* Makes a sleeping loop wake and run a pass; if it is running but awake,
  * its next sleep returns at once.  Bursts of calls coalesce into one
