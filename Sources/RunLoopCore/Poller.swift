@@ -1,6 +1,5 @@
 import CRunLoopShims
 import Glibc
-import Synchronization
 
 /// The only code that touches epoll: a loop's wait set holding its wake-up
 /// eventfd and its timerfd.  The loop sleeps in `wait` and nowhere else.
@@ -8,8 +7,10 @@ import Synchronization
 /// Wake-ups coalesce through `state`: 0 = awake, 1 = a wake-up is pending,
 /// 2 = asleep in epoll_wait, 3 = ignoring wake-ups.  `wakeUp()` writes the
 /// eventfd only when it moves the state from asleep to pending; a burst of
-/// calls while the loop is awake costs one compare-and-swap each and no
-/// syscall, and makes the loop's next sleep return at once.
+/// calls while the loop is awake costs one compare-and-swap (the first)
+/// and then one load each, no syscall, and makes the loop's next sleep
+/// return at once.  The state is the loop's hot word (HotWord.swift), so
+/// RLRunLoopWakeUp reads "pending" or "ignoring" without pinning the loop.
 ///
 /// As in CF, wake-ups are ignored while the loop is not running and from
 /// the moment it wakes until the top of its next pass: that pass looks at
@@ -26,7 +27,14 @@ package final class Poller: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let timerFD: Int32
-    private let state = Atomic<UInt8>(3)
+    /// The wake-up state: the loop's hot word, handed over when the loop
+    /// is registered (Loop.registered); detached (every change refused)
+    /// before.  Set once, before the loop's handle is published.
+    package var state: HotWord = .detached
+    package static let awake: UInt32 = 0
+    package static let pending: UInt32 = 1
+    package static let asleep: UInt32 = 2
+    package static let ignoring: UInt32 = 3
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
@@ -62,7 +70,14 @@ package final class Poller: @unchecked Sendable {
         Glibc.close(timerFD)
     }
 
-    package var isSleeping: Bool { state.load(ordering: .acquiring) == 2 }
+    package var isSleeping: Bool { state.load() == Self.asleep }
+
+    /// Whether a wake-up in `state` changes nothing: one is pending
+    /// already, or the loop ignores them (see the type's comment).
+    @inline(__always)
+    package static func wakeUpIsRedundant(_ state: UInt32) -> Bool {
+        state == pending || state == ignoring
+    }
 
     // MARK: descriptors of version-1 sources (level-triggered)
 
@@ -83,34 +98,26 @@ package final class Poller: @unchecked Sendable {
 
     /// Makes the loop's current or next sleep return.  Any thread.
     package func wakeUp() {
-        var current = state.load(ordering: .acquiring)
-        while true {
-            switch current {
-            case 1, 3:
+        var current = state.load()
+        // nil: the word is not the loop's (its handle is gone).
+        while let value = current, !Self.wakeUpIsRedundant(value) {
+            let (done, now) = state.compareExchange(expected: value, desired: Self.pending)
+            if done {
+                if value == Self.asleep { _ = rl_eventfd_signal(wakeFD) }
                 return
-            case 0:
-                let (done, now) = state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
-                if done { return }
-                current = now
-            default:
-                let (done, now) = state.compareExchange(expected: 2, desired: 1, ordering: .acquiringAndReleasing)
-                if done {
-                    _ = rl_eventfd_signal(wakeFD)
-                    return
-                }
-                current = now
             }
+            current = now
         }
     }
 
     /// Starts accepting wake-ups (run start, top of each pass).
     package func acceptWakeUps() {
-        _ = state.compareExchange(expected: 3, desired: 0, ordering: .acquiringAndReleasing)
+        _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake)
     }
 
     /// Stops accepting wake-ups (the outermost run ended).
     package func ignoreWakeUps() {
-        state.store(3, ordering: .releasing)
+        state.store(Self.ignoring)
     }
 
     /// A descriptor found ready by `wait`, with its epoll event bits.
@@ -136,12 +143,12 @@ package final class Poller: @unchecked Sendable {
             timeout = 0
         } else {
             acceptWakeUps()
-            if !state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged {
+            if !state.compareExchange(expected: Self.awake, desired: Self.asleep).exchanged {
                 timeout = 0  // a wake-up is pending
             }
         }
         var n = rl_epoll_wait(epollFD, tokens, events, Int32(Self.batch), timeout)
-        state.store(3, ordering: .releasing)
+        state.store(Self.ignoring)
         var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
         var seen = Set<Int32>()  // used only past a full batch

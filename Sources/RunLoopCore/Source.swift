@@ -43,8 +43,10 @@ package final class Source: Handled, @unchecked Sendable {
     package private(set) var cContext1: RLRunLoopSourceContext1? = nil
 
     private let valid = Atomic<Bool>(true)
-    /// Pending: set by `signal()`, cleared by the loop just before perform.
-    private let signalled = Atomic<Bool>(false)
+    // Pending: `hot` is 1 from `signal()` until the loop claims the perform
+    // (the hot word, so RLRunLoopSourceSignal on a pending source is one
+    // load with no pin).
+    package static let signalledBit: UInt32 = 1
     /// When it last became pending; breaks ties between equal orders.
     private let signalSeq = Atomic<UInt64>(0)
     private static let signalCounter = Atomic<UInt64>(0)
@@ -81,9 +83,10 @@ package final class Source: Handled, @unchecked Sendable {
         return a.info == b.info
     }
 
-    /// The loops with at least one mode holding this source.  A loop's
-    /// lock may be held while taking this one, never the reverse.
-    private let loops = Locked<[ObjectIdentifier: Loop]>([:])
+    /// The loops with at least one mode holding this source (usually one:
+    /// an array, so `signal` takes a copy of it without allocating).  A
+    /// loop's lock may be held while taking this one, never the reverse.
+    private let loops = Locked<[Loop]>([])
 
     package init(order: Int, callbacks: SourceCallbacks, cContext: RLRunLoopSourceContext?) {
         self.order = order
@@ -126,7 +129,7 @@ package final class Source: Handled, @unchecked Sendable {
     /// wait set at once.
     package func setInterest(_ events: UInt32) {
         guard isVersion1, interestBits.exchange(events, ordering: .acquiringAndReleasing) != events else { return }
-        for loop in loops.withLock({ Array($0.values) }) { loop.descriptorsChanged(self) }
+        for loop in loops.withLock({ $0 }) { loop.descriptorsChanged(self) }
     }
 
     /// Called on the loop's thread when the descriptor is ready.
@@ -135,7 +138,7 @@ package final class Source: Handled, @unchecked Sendable {
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var isSignalled: Bool { signalled.load(ordering: .acquiring) }
+    package var isSignalled: Bool { hot.load() == Self.signalledBit }
     package var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
 
     /// Marks the source pending and queues it on every loop holding it.
@@ -143,10 +146,10 @@ package final class Source: Handled, @unchecked Sendable {
     package func signal() {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
         // Already pending: nothing to do (no shared counter, no lock).
-        if signalled.load(ordering: .acquiring) { return }
-        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
+        if isSignalled { return }
+        if hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-            for loop in loops.withLock({ Array($0.values) }) {
+            for loop in loops.withLock({ $0 }) {
                 loop.enqueuePending(self)
             }
         }
@@ -154,19 +157,21 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Clears the pending mark; true if this caller gets to perform.
     package func claimPerform() -> Bool {
-        signalled.exchange(false, ordering: .acquiringAndReleasing)
+        hot.compareExchange(expected: Self.signalledBit, desired: 0).exchanged
     }
 
     /// Called by a loop, under its lock, when the source enters its first
     /// mode of that loop / leaves its last one.
-    package func joined(_ loop: Loop) { loops.withLock { $0[ObjectIdentifier(loop)] = loop } }
-    package func left(_ loop: Loop) { loops.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(loop)) } }
+    package func joined(_ loop: Loop) {
+        loops.withLock { if !$0.contains(where: { $0 === loop }) { $0.append(loop) } }
+    }
+    package func left(_ loop: Loop) { loops.withLock { $0.removeAll { $0 === loop } } }
 
     /// Removes the source from every loop and mode (cancel runs for each)
     /// and makes it inert.  Idempotent.
     package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let holders = loops.withLock { Array($0.values) }
+        let holders = loops.withLock { $0 }
         for loop in holders { loop.removeEverywhere(self) }
     }
 

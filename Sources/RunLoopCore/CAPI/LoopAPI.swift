@@ -84,6 +84,13 @@ public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
 
 @c(RLRunLoopWakeUp)
 public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
+    if let state = peek(rl, as: .runLoop), Poller.wakeUpIsRedundant(state) { return }  // one load, no pin
+    wakeUpPinned(rl)
+}
+
+/// Out of line, so the peek above runs without this path's frame.
+@inline(never)
+private func wakeUpPinned(_ rl: RLRunLoopRef?) {
     borrow(rl, as: .runLoop, "RLRunLoopWakeUp", orElse: ()) { (loop: Loop) in loop.wakeUp() }
 }
 
