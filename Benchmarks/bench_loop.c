@@ -8,6 +8,8 @@
  *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
  *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
  *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
+ *                                         (the *_mem build: also malloc
+ *                                         calls per item, whole process)
  *   bench_loop timers    N                N one-shot timers, run until all fired
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
  *   bench_loop idle      TIMER(0|1)       wake-ups over 3.25 s
@@ -170,11 +172,15 @@ struct flood {
     int producers, use_signal;
     long items, consumed, performs;
     uint64_t t_end;
+    /* malloc calls of the whole process, at the start and the stop (the
+     * *_mem build only) */
+    unsigned long mallocs_start, mallocs_end;
 };
 
 static void flood_stop(struct flood *f)
 {
     f->t_end = now_ns();
+    if (malloc_stats_now) f->mallocs_end = malloc_stats_now().calls;
     atomic_store(&f->done, 1);
     X(RunLoopStop)(f->loop);
 }
@@ -233,6 +239,7 @@ static void bench_flood(int use_signal, int producers, long items)
     pthread_barrier_wait(&f.ready);
     pthread_t p[2];
     for (int i = 0; i < producers; i++) p[i] = spawn(flood_producer, &f);
+    if (malloc_stats_now) f.mallocs_start = malloc_stats_now().calls;
     uint64_t t0 = now_ns();
     pthread_barrier_wait(&f.go);
     for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
@@ -241,6 +248,8 @@ static void bench_flood(int use_signal, int producers, long items)
     snprintf(name, sizeof name, "%s%d", use_signal ? "signal" : "perform", producers);
     result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
     if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
+    if (malloc_stats_now)  /* producers and loop together */
+        result(name, IMPL, "mallocs_per_op", (double)(f.mallocs_end - f.mallocs_start) / (double)(items * producers), "n");
     X(RunLoopSourceInvalidate)(f.src);
     X(Release)(f.src);
     X(Release)(f.loop);

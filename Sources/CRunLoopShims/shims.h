@@ -116,6 +116,13 @@ static inline void rl_atomic_store(uint64_t *p, uint64_t v) {
 static inline int rl_atomic_cas(uint64_t *p, uint64_t *expected, uint64_t desired) {
     return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
+/* Compare-and-swap returning the value found (it succeeded if that is
+ * `expected`): no address-taken local on the Swift side, so a caller's
+ * fast path needs no stack slot or stack protector. */
+static inline uint64_t rl_atomic_cas_value(uint64_t *p, uint64_t expected, uint64_t desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return expected;
+}
 static inline void *rl_atomic_load_ptr(void *const *p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }

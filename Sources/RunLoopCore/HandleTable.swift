@@ -22,8 +22,24 @@ package class Handled: @unchecked Sendable {
     /// Set once by `HandleTable.register`, before the handle is published.
     fileprivate(set) var handle: UInt64 = 0
     package let kind: HandleKind
+    /// The state C entry points read without a pin (see HotWord); in the
+    /// slot, set by `HandleTable.register` before the handle is published.
+    package fileprivate(set) var hot: HotWord = .detached
+    /// The hot word's value when the object is registered.
+    fileprivate let initialHot: UInt32
+    /// Whether `hot` is a word of the object's own (the table was full).
+    fileprivate var ownsHot = false
 
-    package init(kind: HandleKind) { self.kind = kind }
+    package init(kind: HandleKind, hot initialHot: UInt32 = 0) {
+        self.kind = kind
+        self.initialHot = initialHot
+    }
+
+    deinit { if ownsHot { hot.deallocate() } }
+
+    /// Called by `HandleTable.register` once `handle` and `hot` are set,
+    /// before the handle is published.
+    package func registered() {}
 
     /// Called once, with no lock held, when the last reference goes.
     package func finalize() {}
@@ -38,6 +54,12 @@ package class Handled: @unchecked Sendable {
     package final var opaque: OpaquePointer { OpaquePointer(bitPattern: UInt(handle))! }
 }
 
+/// The address of `HandleTable.shared.pages`, 0 until the table exists.  A
+/// global atomic with a constant initial value is statically initialized,
+/// so the lock-free paths (pin, unpin, peek) read it with one load instead
+/// of going through `shared`'s lazy initialization on every call.
+private let handlePages = Atomic<UInt>(0)
+
 /// The process-wide table behind every C handle.
 ///
 /// A handle is `tag(8) | generation(24) | index(32)`; the tag byte makes a
@@ -46,7 +68,9 @@ package class Handled: @unchecked Sendable {
 /// count(32)` updated by compare-and-swap, and the object.  A lookup pins
 /// the slot by incrementing the count only if the generation still
 /// matches, so a stale or forged handle is refused without touching freed
-/// memory.  Pages are allocated on demand and never freed.
+/// memory.  A slot also holds the object's hot word (HotWord.swift), read
+/// through a handle with no pin.  Pages are allocated on demand and never
+/// freed.
 package final class HandleTable: @unchecked Sendable {
     package static let shared = HandleTable()
 
@@ -63,25 +87,35 @@ package final class HandleTable: @unchecked Sendable {
     private init() {
         pages = .allocate(capacity: Self.maxPages)
         pages.initialize(repeating: nil, count: Self.maxPages)
+        handlePages.store(UInt(bitPattern: pages), ordering: .releasing)
     }
 
     package static func isHandle(_ raw: UInt) -> Bool { UInt64(raw) >> 56 == tag }
 
-    // MARK: slot access
+    // MARK: slot access (static: the lock-free paths reach the pages
+    // through `handlePages`, not through the lazily created `shared`)
 
-    private func page(_ index: UInt32) -> UnsafeMutableRawPointer? {
-        let p = Int(index) >> Self.pageBits
-        guard p < Self.maxPages else { return nil }
-        return rl_atomic_load_ptr(pages + p)
+    @inline(__always)
+    private static func page(_ index: UInt32) -> UnsafeMutableRawPointer? {
+        let p = Int(index) >> pageBits
+        let pages = handlePages.load(ordering: .acquiring)
+        guard p < maxPages, pages != 0 else { return nil }
+        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + p)
     }
 
-    private func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
+    private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
         (page + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
-    private func objectPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+    private static func objectPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
         (page + Self.pageSize * 8 + Int(index & UInt32(Self.pageSize - 1)) * 8)
             .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    }
+
+    /// The hot words have an array of their own: a reader of one does not
+    /// share a cache line with the pins of its neighbours.
+    private static func hotPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
+        (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
     private static func generation(_ state: UInt64) -> UInt64 { state >> 40 }
@@ -102,72 +136,141 @@ package final class HandleTable: @unchecked Sendable {
                 index = a.next
                 a.next += 1
                 if Int(index) & (Self.pageSize - 1) == 0 {
-                    let bytes = Self.pageSize * 16
+                    let bytes = Self.pageSize * 24  // states, objects, hot words
                     let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
                     fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
                     rl_atomic_store_ptr(pages + (Int(index) >> Self.pageBits), fresh)
                 }
             }
-            return (index, page(index)!)
+            return (index, Self.page(index)!)
         }
-        guard let slot else { return false }
-        let state = statePtr(slot.page, slot.index)
+        guard let slot else {
+            object.hot = .own(object.initialHot)
+            object.ownsHot = true
+            object.registered()
+            return false
+        }
+        let state = Self.statePtr(slot.page, slot.index)
         var generation = Self.generation(rl_atomic_load(state))
         if generation == 0 { generation = 1 }
         object.handle = Self.tag << 56 | generation << 32 | UInt64(slot.index)
-        objectPtr(slot.page, slot.index).pointee = Unmanaged.passRetained(object).toOpaque()
+        let stamp = HotWord.stamp(handle: object.handle, kind: object.kind)
+        rl_atomic_store(Self.hotPtr(slot.page, slot.index), stamp | UInt64(object.initialHot))
+        object.hot = HotWord(word: Self.hotPtr(slot.page, slot.index), stamp: stamp)
+        object.registered()
+        Self.objectPtr(slot.page, slot.index).pointee = Unmanaged.passRetained(object).toOpaque()
         rl_atomic_store(state, generation << 40 | UInt64(object.kind.rawValue) << 32 | 1)
         return true
     }
 
     package enum LookupError: Error { case null, stale, wrongType }
 
+    /// The result of `pin`: the object's pointer (the table's +1 Swift
+    /// reference keeps it alive while pinned) or why the handle was refused.
+    /// No class reference inside, so passing it costs no retain/release.
+    package enum Pin {
+        case pinned(UnsafeMutableRawPointer)
+        case failed(LookupError)
+    }
+
+    /// Pins the slot named by `raw` (count + 1) if it holds a live object
+    /// of `kind` (any kind: nil).  The caller must `unpin` it (or keep the
+    /// reference it now owns).
+    @inline(__always)
+    package static func pin(_ raw: UInt, kind: HandleKind?) -> Pin {
+        let handle = UInt64(raw)
+        let index = UInt32(truncatingIfNeeded: handle)
+        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return .failed(raw == 0 ? .null : .stale) }
+        let state = Self.statePtr(page, index)
+        let generation = (handle >> 32) & 0xFF_FFFF
+        var current = rl_atomic_load(state)
+        while true {
+            guard Self.generation(current) == generation, Self.count(current) > 0 else { return .failed(.stale) }
+            if let kind, (current >> 32) & 0xFF != UInt64(kind.rawValue) { return .failed(.wrongType) }
+            guard Self.count(current) < 0xFFFF_FFFF else { return .failed(.stale) }
+            let seen = rl_atomic_cas_value(state, current, current + 1)
+            if seen == current { break }
+            current = seen
+        }
+        return .pinned(Self.objectPtr(page, index).pointee!)
+    }
+
+    /// Drops a pin taken by `pin`.  The usual case, not the last reference,
+    /// is one compare-and-swap here; the rest is `release`.
+    @inline(__always)
+    package static func unpin(_ handle: UInt64, from function: StaticString) {
+        let index = UInt32(truncatingIfNeeded: handle)
+        if handle >> 56 == Self.tag, let page = Self.page(index) {
+            let state = Self.statePtr(page, index)
+            let generation = (handle >> 32) & 0xFF_FFFF
+            var current = rl_atomic_load(state)
+            while Self.generation(current) == generation && Self.count(current) > 1 {
+                let seen = rl_atomic_cas_value(state, current, current - 1)
+                if seen == current { return }
+                current = seen
+            }
+        }
+        unpinLast(handle, from: function)
+    }
+
+    /// Out of line, so the fast path of `unpin` needs no frame.
+    @inline(never)
+    private static func unpinLast(_ handle: UInt64, from function: StaticString) {
+        shared.release(handle, from: function)
+    }
+
+    /// The hot word of the object of `kind` that `raw` names, without
+    /// pinning it: every access checks the stamp, so a stale or wrong-type
+    /// handle reads nil and writes nothing.  nil for a non-handle.
+    @inline(__always)
+    package static func hotWord(_ raw: UInt, kind: HandleKind) -> HotWord? {
+        let handle = UInt64(raw)
+        let index = UInt32(truncatingIfNeeded: handle)
+        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return nil }
+        return HotWord(word: Self.hotPtr(page, index), stamp: HotWord.stamp(handle: handle, kind: kind))
+    }
+
+    /// The hot word's value of the live object of `kind` that `raw` names;
+    /// nil for anything else (NULL, stale, another kind).  One load, no pin.
+    @inline(__always)
+    package static func peek(_ raw: UInt, kind: HandleKind) -> UInt32? {
+        hotWord(raw, kind: kind)?.load()
+    }
+
     /// Pins the slot named by `raw` (count + 1) and returns its object.
     /// The caller must `release` it (or keep the reference it now owns).
     package func retain(_ raw: UInt, kind: HandleKind?) -> Result<Handled, LookupError> {
-        if raw == 0 { return .failure(.null) }
-        let handle = UInt64(raw)
-        guard handle >> 56 == Self.tag else { return .failure(.stale) }
-        let index = UInt32(truncatingIfNeeded: handle)
-        let generation = (handle >> 32) & 0xFF_FFFF
-        guard let page = page(index) else { return .failure(.stale) }
-        let state = statePtr(page, index)
-        var current = rl_atomic_load(state)
-        while true {
-            guard Self.generation(current) == generation, Self.count(current) > 0 else { return .failure(.stale) }
-            if let kind, (current >> 32) & 0xFF != UInt64(kind.rawValue) { return .failure(.wrongType) }
-            guard Self.count(current) < 0xFFFF_FFFF else { return .failure(.stale) }
-            if rl_atomic_cas(state, &current, current + 1) != 0 { break }
+        switch Self.pin(raw, kind: kind) {
+        case .pinned(let object): return .success(Unmanaged<Handled>.fromOpaque(object).takeUnretainedValue())
+        case .failed(let failure): return .failure(failure)
         }
-        let object = Unmanaged<Handled>.fromOpaque(objectPtr(page, index).pointee!).takeUnretainedValue()
-        return .success(object)
     }
 
     /// Adds a reference to a handle the caller already holds a reference to.
     package func retainKnown(_ handle: UInt64) {
-        _ = retain(UInt(handle), kind: nil)
+        _ = Self.pin(UInt(handle), kind: nil)
     }
 
     /// The current count of a live handle, or nil.
     package func retainCount(_ handle: UInt64) -> UInt64? {
         let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == Self.tag, let page = page(index) else { return nil }
-        let state = rl_atomic_load(statePtr(page, index))
+        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return nil }
+        let state = rl_atomic_load(Self.statePtr(page, index))
         guard Self.generation(state) == (handle >> 32) & 0xFF_FFFF, Self.count(state) > 0 else { return nil }
         return Self.count(state)
     }
 
     /// Drops one reference; the last one finalizes the object and retires
     /// the slot.  Returns false (with an error report) for a stale handle.
-    @discardableResult
+    @discardableResult @inline(never)
     package func release(_ handle: UInt64, from function: StaticString) -> Bool {
         let index = UInt32(truncatingIfNeeded: handle)
         let generation = (handle >> 32) & 0xFF_FFFF
-        guard handle >> 56 == Self.tag, let page = page(index) else {
+        guard handle >> 56 == Self.tag, let page = Self.page(index) else {
             reportError(function, .staleHandle)
             return false
         }
-        let state = statePtr(page, index)
+        let state = Self.statePtr(page, index)
         var current = rl_atomic_load(state)
         var next: UInt64
         while true {
@@ -185,7 +288,10 @@ package final class HandleTable: @unchecked Sendable {
             if rl_atomic_cas(state, &current, next) != 0 { break }
         }
         if Self.count(next) == 0 && Self.generation(next) != generation {
-            let slot = objectPtr(page, index)
+            // The hot word is no longer the object's: from here a peek
+            // through the stale handle fails, and the object's own writes do.
+            rl_atomic_store(Self.hotPtr(page, index), 0)
+            let slot = Self.objectPtr(page, index)
             let unmanaged = Unmanaged<Handled>.fromOpaque(slot.pointee!)
             slot.pointee = nil
             allocation.withLock { $0.free.append(index) }

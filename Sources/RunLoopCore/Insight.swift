@@ -71,9 +71,12 @@ package enum WakeCause: UInt8 {
 ///
 /// The pass reports each step (`enter`) and each callout (`calloutBegan`
 /// / `calloutEnded`).  With neither the stall monitor nor a trace on, a
-/// step costs one relaxed atomic load; a callout costs two clock readings
-/// and a few counter stores.  Loop-thread state is plain; what other
-/// threads read is atomic.
+/// step costs one relaxed atomic load; a callout costs one clock reading
+/// and a few counter stores: it is timed from a mark, the end of the
+/// previous callout of its step (or a reading just before the first), so
+/// a batch of n callouts reads the clock n + 1 times.  With a trace or
+/// the stall monitor on, each callout also reads its exact start.
+/// Loop-thread state is plain; what other threads read is atomic.
 package final class Insight: @unchecked Sendable {
     package static let stallBit: UInt8 = 1
     package static let traceBit: UInt8 = 2
@@ -185,10 +188,18 @@ package final class Insight: @unchecked Sendable {
     private var calloutKind: CalloutKind = .none
     private var calloutItem: UInt = 0
 
-    /// Returns the start time to pass to `calloutEnded`.
+    /// A callout starts.  Returns its start time for `calloutEnded`:
+    /// `mark` (see the type's comment), or a fresh reading when the stall
+    /// monitor or a trace is on.
     @inline(__always)
-    package func calloutBegan(_ kind: CalloutKind, item: UInt) -> UInt64 {
-        if flags.load(ordering: .relaxed) & Self.stallBit != 0 {
+    package func calloutBegan(_ kind: CalloutKind, item: UInt, mark: UInt64) -> UInt64 {
+        let f = flags.load(ordering: .relaxed)
+        if f != 0 { return calloutBeganSlow(kind, item: item, f) }
+        return mark
+    }
+
+    private func calloutBeganSlow(_ kind: CalloutKind, item: UInt, _ f: UInt8) -> UInt64 {
+        if f & Self.stallBit != 0 {
             calloutKind = kind
             calloutItem = item
             publish(kind, item: item)
@@ -196,12 +207,15 @@ package final class Insight: @unchecked Sendable {
         return Clock.monotonicNow()
     }
 
+    /// The callout that started at `start` ended.  Returns the end time:
+    /// the mark of the step's next callout.
     @inline(__always)
-    package func calloutEnded(_ kind: CalloutKind, item: UInt, start: UInt64) {
+    package func calloutEnded(_ kind: CalloutKind, item: UInt, start: UInt64) -> UInt64 {
         let end = Clock.monotonicNow()
         statistics.callout(kind, took: end &- start)
         let f = flags.load(ordering: .relaxed)
         if f != 0 { calloutEndedSlow(kind, item: item, start: start, end: end, f) }
+        return end
     }
 
     private func calloutEndedSlow(_ kind: CalloutKind, item: UInt, start: UInt64, end: UInt64, _ f: UInt8) {
@@ -235,12 +249,14 @@ package final class Insight: @unchecked Sendable {
 extension Loop {
     package var insight: Insight { poller.insight }
 
-    /// Calls `body` as a callout of `kind` on `item` (a handle, or 0).
+    /// Calls `body` as a callout of `kind` on `item` (a handle, or 0),
+    /// timed from `mark`: a clock reading taken just before the step's
+    /// first callout, then advanced to the end of each (Insight).
     @inline(__always)
-    package func callout(_ kind: CalloutKind, _ item: UInt64, _ body: () -> Void) {
+    package func callout(_ kind: CalloutKind, _ item: UInt64, since mark: inout UInt64, _ body: () -> Void) {
         let insight = poller.insight
-        let start = insight.calloutBegan(kind, item: UInt(item))
+        let start = insight.calloutBegan(kind, item: UInt(item), mark: mark)
         body()
-        insight.calloutEnded(kind, item: UInt(item), start: start)
+        mark = insight.calloutEnded(kind, item: UInt(item), start: start)
     }
 }

@@ -125,8 +125,9 @@ extension Loop {
         return !blocks.contains { blockMatchesLocked($0, mode.name) }
     }
 
+    @inline(__always)
     package func blockMatchesLocked(_ block: QueuedBlock, _ name: ModeName) -> Bool {
-        block.modes.contains { $0 == name || ($0.isCommonModes && commonModes.contains(name)) }
+        block.matches(name, common: commonModes)
     }
 
     // MARK: the steps
@@ -140,11 +141,16 @@ extension Loop {
             guard mode.observerMask & activity != 0 else { return [] }
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
         }
+        guard !interested.isEmpty else { return }
+        var mark = Clock.monotonicNow()
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
-            callout(.observer, observer.handle) { observer.callout(observer, activity) }
+            callout(.observer, observer.handle, since: &mark) { observer.callout(observer, activity) }
             observer.firing = false
-            if !observer.repeats { observer.invalidate() }
+            if !observer.repeats {
+                observer.invalidate()
+                mark = Clock.monotonicNow()  // not part of the next callout
+            }
         }
     }
 
@@ -153,8 +159,10 @@ extension Loop {
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         guard !ready.isEmpty else { return false }
         let found = lock.withLock { readySourcesLocked(mode, ready) }
+        guard !found.isEmpty else { return false }
+        var mark = Clock.monotonicNow()
         for (source, events) in found where source.isValid {
-            callout(.descriptor, source.handle) { source.handleReady(events) }
+            callout(.descriptor, source.handle, since: &mark) { source.handleReady(events) }
         }
         return !found.isEmpty
     }
@@ -193,11 +201,13 @@ extension Loop {
         for firing in due {
             let timer = firing.timer
             if timer.isValid {
-                let start = insight.calloutBegan(.timer, item: UInt(timer.handle))
+                // A fresh reading per timer: its lateness is measured from it,
+                // and rescheduling the previous timer is not part of this one.
+                let start = insight.calloutBegan(.timer, item: UInt(timer.handle), mark: Clock.monotonicNow())
                 insight.statistics.timerFired(lateNs: start > firing.deadline ? start - firing.deadline : 0,
                                               windowNs: timer.windowNs)
                 timer.fire()
-                insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
+                _ = insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
             }
             reschedule(timer, firedAtEpoch: firing.epoch)
         }

@@ -79,25 +79,6 @@ package final class RunFrame {
     package init(mode: Mode) { self.mode = mode }
 }
 
-/// Work queued by perform(in:), run on the loop's thread.
-package struct QueuedBlock {
-    /// A Swift closure, or a C function and its argument (no closure box).
-    package enum Work {
-        case closure(() -> Void)
-        case function(@convention(c) (UnsafeMutableRawPointer?) -> Void, UnsafeMutableRawPointer?)
-
-        package func run() {
-            switch self {
-            case .closure(let body): body()
-            case .function(let fn, let info): fn(info)
-            }
-        }
-    }
-
-    package let modes: [ModeName]
-    package let work: Work
-}
-
 /// A thread's run loop: its modes, common modes and common items, queued
 /// blocks and pending sources.  All of that is guarded by `lock`; only
 /// the owning thread runs passes (Iteration.swift).
@@ -118,10 +99,20 @@ package final class Loop: Handled, @unchecked Sendable {
     package var sourcesByHash = SourceIndex()
     /// Sources signalled since the last pass (may hold stale duplicates).
     package var pending: [Source] = [] {
-        didSet { pendingHint.store(!pending.isEmpty, ordering: .releasing) }
+        didSet {
+            if pendingHint.load(ordering: .relaxed) == pending.isEmpty {
+                pendingHint.store(!pending.isEmpty, ordering: .releasing)
+            }
+        }
     }
     package var blocks: [QueuedBlock] = [] {
-        didSet { blocksHint.store(!blocks.isEmpty, ordering: .releasing) }
+        // Stored only on a change: a producer queuing into a non-empty
+        // queue does not write the line the loop's thread polls.
+        didSet {
+            if blocksHint.load(ordering: .relaxed) == blocks.isEmpty {
+                blocksHint.store(!blocks.isEmpty, ordering: .releasing)
+            }
+        }
     }
     /// Whether `pending` / `blocks` are non-empty, readable without the
     /// lock: a pass skips them cheaply.  A producer sets them under the
@@ -133,6 +124,8 @@ package final class Loop: Handled, @unchecked Sendable {
     package var spareBlocks: [QueuedBlock] = []
     /// The same for the timers fired by a pass.  Loop thread only.
     package var spareDueTimers: [DueTimer] = []
+    /// The same for the sources a pass performs.  Loop thread only.
+    package var spareSources: [Source] = []
     package var runs: [RunFrame] = []
     package var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
@@ -149,9 +142,12 @@ package final class Loop: Handled, @unchecked Sendable {
         self.ownerTID = ownerTID
         self.isMain = isMain
         self.poller = poller
-        super.init(kind: .runLoop)
+        super.init(kind: .runLoop, hot: Poller.ignoring)
         _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
+
+    /// The poller's wake-up state is the loop's hot word.
+    package override func registered() { poller.state = hot }
 
     package override func finalize() { poller.shutdown() }
 
@@ -459,21 +455,36 @@ package final class Loop: Handled, @unchecked Sendable {
     }
 
     package func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
-        enqueue(QueuedBlock(modes: names, work: .closure(work)))
+        enqueue(QueuedBlock(modes: BlockModes(names), closure: work))
     }
 
-    package func perform(in names: [ModeName], function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+    package func perform(in modes: BlockModes, _ work: @escaping () -> Void) -> Bool {
+        enqueue(QueuedBlock(modes: modes, closure: work))
+    }
+
+    package func perform(in modes: BlockModes, function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
                          info: UnsafeMutableRawPointer?) -> Bool {
-        enqueue(QueuedBlock(modes: names, work: .function(function, info)))
+        enqueue(QueuedBlock(modes: modes, function: function, info: info))
     }
 
+    /// Queues `block`; false (the block disposed of) if the loop is gone.
     private func enqueue(_ block: QueuedBlock) -> Bool {
-        lock.withLock {
+        let queued: Bool = lock.withLock {
             guard !isDead else { return false }
-            for name in block.modes where !name.isCommonModes && modes[name] == nil { _ = modeLocked(name) }
+            // A block's modes exist from when it is queued (as in CF);
+            // modeLocked answers the usual case, every block for the same
+            // mode, from its cache without hashing.
+            switch block.modes {
+            case .one(let name):
+                if !name.isCommonModes { _ = modeLocked(name) }
+            case .list(let names):
+                for name in names where !name.isCommonModes { _ = modeLocked(name) }
+            }
             blocks.append(block)
             return true
         }
+        if !queued { block.dispose() }
+        return queued
     }
 
     package func stop() {
@@ -524,7 +535,8 @@ package final class Loop: Handled, @unchecked Sendable {
             return blocks
         }
         // Queued work is released here, with no lock held.
-        withExtendedLifetime(dropped) { deferred.run() }
+        deferred.run()
+        for block in dropped { block.dispose() }
         let handlers = lock.withLock { () -> [() -> Void] in
             defer { tearDownHandlers = [:] }
             return tearDownHandlers.sorted { $0.key < $1.key }.map(\.value)

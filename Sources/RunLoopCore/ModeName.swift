@@ -7,31 +7,36 @@ import Synchronization
 /// the pointers handed to C callers never dangle.
 package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible {
     package let id: Int
-    /// NUL-terminated, immortal.
+    /// NUL-terminated, immortal; its id is stored just in front of it.
     package let cString: UnsafePointer<CChar>
 
     package static func == (a: ModeName, b: ModeName) -> Bool { a.id == b.id }
     package func hash(into h: inout Hasher) { h.combine(id) }
     package var description: String { String(cString: cString) }
 
-    package var isCommonModes: Bool { id == ModeName.common.id }
+    /// The two names every process has are interned first, so their ids
+    /// are constants (no lazy global to reach on a hot path).
+    package static let defaultID = 0
+    package static let commonID = 1
+    package var isCommonModes: Bool { id == ModeName.commonID }
 
     package static let maxLength = 1024
 
-    package static let `default` = ModeNames.shared.intern(bytes: Array("kCFRunLoopDefaultMode".utf8))
-    package static let common = ModeNames.shared.intern(bytes: Array("kCFRunLoopCommonModes".utf8))
+    package static let `default` = ModeNames.shared.defaultName
+    package static let common = ModeNames.shared.commonName
+
+    /// The name whose C string is `cString`, which must be one of ours.
+    fileprivate init(interned cString: UnsafePointer<CChar>) {
+        id = UnsafeRawPointer(cString - MemoryLayout<Int>.size).load(as: Int.self)
+        self.cString = cString
+    }
 
     /// Interns a C string; nil if it is longer than `maxLength` bytes.
+    /// The usual case, a string seen recently at the same address, costs a
+    /// load and a strcmp (see ModeNames.recent).
+    @inline(__always)
     package static func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
-        if let known = ModeNames.shared.lookup(pointer: cString) { return known }
-        let length = strnlen(cString, maxLength + 1)
-        guard length <= maxLength else { return nil }
-        if length == 21 {
-            if strcmp(cString, ModeName.default.cString) == 0 { return .default }
-            if strcmp(cString, ModeName.common.cString) == 0 { return .common }
-        }
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: length)
-        return ModeNames.shared.intern(bytes: Array(bytes))
+        ModeNames.recentName(cString) ?? ModeNames.shared.intern(cString)
     }
 
     package static func intern(_ string: String) -> ModeName? {
@@ -40,6 +45,11 @@ package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible 
         return ModeNames.shared.intern(bytes: bytes)
     }
 }
+
+/// The address of `ModeNames.shared.recent`, 0 until the table exists: a
+/// statically initialized global, so the cache is reached with one load
+/// (not through `shared`'s lazy initialization).
+private let recentModeNames = Atomic<UInt>(0)
 
 /// The intern table.  Names are never removed (modes are never deleted).
 package final class ModeNames: @unchecked Sendable {
@@ -50,24 +60,101 @@ package final class ModeNames: @unchecked Sendable {
         var byPointer: [UnsafePointer<CChar>: ModeName] = [:]
         var count = 0
     }
-    private let table = Locked(Table())
+    private let table: Locked<Table>
 
-    /// A name whose C string is one of ours.
-    package func lookup(pointer: UnsafePointer<CChar>) -> ModeName? {
-        table.withLock { $0.byPointer[pointer] }
+    /// A lock-free cache in front of the table: the interned strings last
+    /// looked up through callers' pointers, in a pair of slots chosen by the
+    /// pointer (two ways, so two strings whose pointers collide do not
+    /// evict each other on every call).  A caller's string is not ours and
+    /// may change between calls (a reused buffer), so a hit is confirmed by
+    /// comparing the contents; a miss only costs a trip to the table.  The
+    /// entries are immortal interned strings, so a slot is one word that
+    /// readers load atomically and writers overwrite at will.
+    private let recent: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private static let recentBits = 6
+
+    package let defaultName: ModeName
+    package let commonName: ModeName
+
+    private init() {
+        recent = .allocate(capacity: 1 << Self.recentBits)
+        recent.initialize(repeating: nil, count: 1 << Self.recentBits)
+        var t = Table()
+        defaultName = Self.intern(Array("kCFRunLoopDefaultMode".utf8), into: &t)  // id 0
+        commonName = Self.intern(Array("kCFRunLoopCommonModes".utf8), into: &t)   // id 1
+        table = Locked(t)
+        recentModeNames.store(UInt(bitPattern: recent), ordering: .releasing)
+    }
+
+    /// The first slot of `cString`'s pair (the other is the next one).
+    @inline(__always)
+    private static func recentPair(_ recent: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                                   _ cString: UnsafePointer<CChar>) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        let hash = (UInt(bitPattern: cString) &* 0x9E37_79B9_7F4A_7C15) >> (64 - recentBits)
+        return recent + Int(truncatingIfNeeded: hash & ~1)
+    }
+
+    /// The cached name for `cString`, if its pair holds an equal string.
+    @inline(__always)
+    fileprivate static func recentName(_ cString: UnsafePointer<CChar>) -> ModeName? {
+        guard let recent = UnsafeMutablePointer<UnsafeMutableRawPointer?>(
+                bitPattern: recentModeNames.load(ordering: .acquiring)) else { return nil }
+        let pair = recentPair(recent, cString)
+        if let name = cached(rl_atomic_load_ptr(pair), cString) { return name }
+        return cached(rl_atomic_load_ptr(pair + 1), cString)
+    }
+
+    @inline(__always)
+    private static func cached(_ entry: UnsafeMutableRawPointer?, _ cString: UnsafePointer<CChar>) -> ModeName? {
+        guard let entry else { return nil }
+        let candidate = UnsafePointer<CChar>(entry.assumingMemoryBound(to: CChar.self))
+        guard candidate == cString || strcmp(candidate, cString) == 0 else { return nil }
+        return ModeName(interned: candidate)
+    }
+
+    /// The table path of `ModeName.intern`; caches its answer.
+    @inline(never)
+    fileprivate func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
+        let name: ModeName
+        if let known = table.withLock({ $0.byPointer[cString] }) {
+            name = known  // a C string of ours
+        } else {
+            let length = strnlen(cString, ModeName.maxLength + 1)
+            guard length <= ModeName.maxLength else { return nil }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: length)
+            name = intern(bytes: Array(bytes))
+        }
+        // The newest answer goes first in the pair, the one it displaces
+        // second.  Racing writers at worst lose an entry: a later miss.
+        let pair = Self.recentPair(recent, cString)
+        let newest = UnsafeMutableRawPointer(mutating: name.cString)
+        let first = rl_atomic_load_ptr(pair)
+        if first != newest {
+            if first != nil { rl_atomic_store_ptr(pair + 1, first) }
+            rl_atomic_store_ptr(pair, newest)
+        }
+        return name
     }
 
     package func intern(bytes: [UInt8]) -> ModeName {
-        table.withLock { t in
-            if let known = t.byBytes[bytes] { return known }
-            let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            for (i, b) in bytes.enumerated() { storage[i] = CChar(bitPattern: b) }
-            storage[bytes.count] = 0
-            let name = ModeName(id: t.count, cString: UnsafePointer(storage))
-            t.count += 1
-            t.byBytes[bytes] = name
-            t.byPointer[UnsafePointer(storage)] = name
-            return name
-        }
+        table.withLock { Self.intern(bytes, into: &$0) }
+    }
+
+    private static func intern(_ bytes: [UInt8], into t: inout Table) -> ModeName {
+        if let known = t.byBytes[bytes] { return known }
+        // [id][bytes][NUL]: the id in front lets a cached C string become
+        // a ModeName again without the table.
+        let header = MemoryLayout<Int>.size
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: header + bytes.count + 1,
+                                                       alignment: MemoryLayout<Int>.alignment)
+        storage.storeBytes(of: t.count, as: Int.self)
+        let chars = (storage + header).bindMemory(to: CChar.self, capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { chars[i] = CChar(bitPattern: b) }
+        chars[bytes.count] = 0
+        let name = ModeName(interned: UnsafePointer(chars))
+        t.count += 1
+        t.byBytes[bytes] = name
+        t.byPointer[UnsafePointer(chars)] = name
+        return name
     }
 }

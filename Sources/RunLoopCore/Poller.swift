@@ -1,6 +1,5 @@
 import CRunLoopShims
 import Glibc
-import Synchronization
 
 /// The only code that touches epoll: a loop's wait set holding its wake-up
 /// eventfd and its timerfd.  The loop sleeps in `wait` and nowhere else.
@@ -9,8 +8,10 @@ import Synchronization
 /// 2 = asleep in epoll_wait, 3 = ignoring wake-ups, 4 = spinning before
 /// sleeping.  `wakeUp()` writes the eventfd only when it moves the state
 /// from asleep to pending; a burst of calls while the loop is awake costs
-/// one compare-and-swap each and no syscall, and makes the loop's next
-/// sleep return at once.
+/// one compare-and-swap (the first) and then one load each, no syscall,
+/// and makes the loop's next sleep return at once.  The state is the
+/// loop's hot word (HotWord.swift), so RLRunLoopWakeUp reads "pending" or
+/// "ignoring" without pinning the loop.
 ///
 /// Spin, then sleep: when this loop's recent waits were ended by a
 /// wake-up within `spinLimitNs`, it polls `state` for up to that long
@@ -40,7 +41,15 @@ package final class Poller: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let timerFD: Int32
-    private let state = Atomic<UInt8>(3)
+    /// The wake-up state: the loop's hot word, handed over when the loop
+    /// is registered (Loop.registered); detached (every change refused)
+    /// before.  Set once, before the loop's handle is published.
+    package var state: HotWord = .detached
+    package static let awake: UInt32 = 0
+    package static let pending: UInt32 = 1
+    package static let asleep: UInt32 = 2
+    package static let ignoring: UInt32 = 3
+    package static let spinning: UInt32 = 4
     /// The spin limit (ns), read once per process.
     package static let spinLimitNs: UInt64 = {
         guard let text = getenv("RUNLOOP_SPIN_US"), let us = UInt64(String(cString: text)) else { return 50_000 }
@@ -87,8 +96,15 @@ package final class Poller: @unchecked Sendable {
 
     /// True while the loop waits (asleep, or spinning before sleeping).
     package var isSleeping: Bool {
-        let s = state.load(ordering: .acquiring)
-        return s == 2 || s == 4
+        let s = state.load()
+        return s == Self.asleep || s == Self.spinning
+    }
+
+    /// Whether a wake-up in `state` changes nothing: one is pending
+    /// already, or the loop ignores them (see the type's comment).
+    @inline(__always)
+    package static func wakeUpIsRedundant(_ state: UInt32) -> Bool {
+        state == pending || state == ignoring
     }
 
     // MARK: descriptors of version-1 sources (level-triggered)
@@ -110,35 +126,45 @@ package final class Poller: @unchecked Sendable {
 
     /// Makes the loop's current or next sleep return.  Any thread.
     package func wakeUp() {
-        var current = state.load(ordering: .acquiring)
-        while true {
-            switch current {
-            case 1, 3:
+        guard !Self.wakeUpWithoutSyscall(state) else { return }
+        var current = state.load()
+        // nil: the word is not the loop's (its handle is gone).
+        while let value = current, !Self.wakeUpIsRedundant(value) {
+            let (done, now) = state.compareExchange(expected: value, desired: Self.pending)
+            if done {
+                if value == Self.asleep { _ = rl_eventfd_signal(wakeFD) }
                 return
-            case 0, 4:
-                // Awake or spinning: it sees the pending mark without a syscall.
-                let (done, now) = state.compareExchange(expected: current, desired: 1, ordering: .acquiringAndReleasing)
-                if done { return }
-                current = now
-            default:
-                let (done, now) = state.compareExchange(expected: 2, desired: 1, ordering: .acquiringAndReleasing)
-                if done {
-                    _ = rl_eventfd_signal(wakeFD)
-                    return
-                }
-                current = now
             }
+            current = now
         }
+    }
+
+    /// Does a wake-up that needs no syscall, touching only the hot word (so
+    /// RLRunLoopWakeUp can do it without pinning the loop): nothing when
+    /// one is pending or wake-ups are ignored; awake or spinning → pending
+    /// (the loop sees the mark itself).  False when the loop is asleep (the
+    /// eventfd must be written: `wakeUp()`) or the word is not the loop's.
+    @inline(__always)
+    package static func wakeUpWithoutSyscall(_ word: HotWord) -> Bool {
+        var current = word.load()
+        while let value = current {
+            if wakeUpIsRedundant(value) { return true }
+            if value == asleep { return false }
+            let (done, now) = word.compareExchange(expected: value, desired: pending)
+            if done { return true }
+            current = now
+        }
+        return false
     }
 
     /// Starts accepting wake-ups (run start, top of each pass).
     package func acceptWakeUps() {
-        _ = state.compareExchange(expected: 3, desired: 0, ordering: .acquiringAndReleasing)
+        _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake)
     }
 
     /// Stops accepting wake-ups (the outermost run ended).
     package func ignoreWakeUps() {
-        state.store(3, ordering: .releasing)
+        state.store(Self.ignoring)
     }
 
     /// A descriptor found ready by `wait`, with its epoll event bits.
@@ -170,7 +196,7 @@ package final class Poller: @unchecked Sendable {
             if !sleep(until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
         var n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), timeout)
-        state.store(3, ordering: .releasing)
+        state.store(Self.ignoring)
         var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
         var seen = Set<Int32>()  // used only past a full batch
@@ -232,16 +258,16 @@ package final class Poller: @unchecked Sendable {
     private func sleep(until deadline: UInt64, began: UInt64) -> Bool {
         let limit = Self.spinLimitNs
         if limit > 0, typicalWaitNs < limit, deadline > began &+ limit,
-           state.compareExchange(expected: 0, desired: 4, ordering: .acquiringAndReleasing).exchanged {
+           state.compareExchange(expected: Self.awake, desired: Self.spinning).exchanged {
             let end = began + limit
             var spins = 0
-            while state.load(ordering: .acquiring) == 4 {
+            while state.load() == Self.spinning {
                 rl_cpu_relax()
                 spins += 1
                 if spins & 15 == 0 && Clock.monotonicNow() >= end { break }
             }
-            return state.compareExchange(expected: 4, desired: 2, ordering: .acquiringAndReleasing).exchanged
+            return state.compareExchange(expected: Self.spinning, desired: Self.asleep).exchanged
         }
-        return state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+        return state.compareExchange(expected: Self.awake, desired: Self.asleep).exchanged
     }
 }

@@ -97,8 +97,10 @@ package final class Source: Handled, @unchecked Sendable {
     private let actions: SourceActions
 
     private let valid = Atomic<Bool>(true)
-    /// Pending: set by `signal()`, cleared by the loop just before perform.
-    private let signalled = Atomic<Bool>(false)
+    // Pending: `hot` is 1 from `signal()` until the loop claims the perform
+    // (the hot word, so RLRunLoopSourceSignal on a pending source is one
+    // load with no pin).
+    package static let signalledBit: UInt32 = 1
     /// When it last became pending; breaks ties between equal orders.
     private let signalSeq = Atomic<UInt64>(0)
     private static let signalCounter = Atomic<UInt64>(0)
@@ -278,7 +280,7 @@ package final class Source: Handled, @unchecked Sendable {
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var isSignalled: Bool { signalled.load(ordering: .acquiring) }
+    package var isSignalled: Bool { hot.load() == Self.signalledBit }
     package var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
 
     /// Marks the source pending and queues it on every loop holding it.
@@ -286,8 +288,8 @@ package final class Source: Handled, @unchecked Sendable {
     package func signal() {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
         // Already pending: nothing to do (no shared counter, no lock).
-        if signalled.load(ordering: .acquiring) { return }
-        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
+        if isSignalled { return }
+        if hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
             let (first, rest) = loops.withLock(self) { $0.split }
             first?.enqueuePending(self)
@@ -297,7 +299,7 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Clears the pending mark; true if this caller gets to perform.
     package func claimPerform() -> Bool {
-        signalled.exchange(false, ordering: .acquiringAndReleasing)
+        hot.compareExchange(expected: Self.signalledBit, desired: 0).exchanged
     }
 
     /// Called by a loop, under its lock, when the source enters (+1) or

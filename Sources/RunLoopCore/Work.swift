@@ -18,8 +18,16 @@ extension Loop {
                 blocks = later
             }
         }
-        for block in ready { callout(.block, 0) { block.work.run() } }
-        ready.removeAll(keepingCapacity: true)
+        if !ready.isEmpty {
+            var mark = Clock.monotonicNow()
+            for block in ready {
+                callout(.block, 0, since: &mark) {
+                    block.run()
+                    block.dispose()  // may release a closure's captures: part of the callout
+                }
+            }
+            ready.removeAll(keepingCapacity: true)
+        }
         spareBlocks = ready
     }
 
@@ -28,48 +36,59 @@ extension Loop {
     /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
     package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
         guard pendingHint.load(ordering: .acquiring) else { return false }
-        var ready: [Source] = lock.withLock {
-            guard !pending.isEmpty else { return [] }
-            // The usual case, one pending source of this mode: no set, no sort.
-            if pending.count == 1 {
-                let source = pending[0]
-                let id = ObjectIdentifier(source)
-                guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else {
-                    pending.removeAll(keepingCapacity: true)
-                    return []
-                }
-                guard mode.sources[id] != nil else { return [] }  // stays pending for its mode
-                pending.removeAll(keepingCapacity: true)
-                return [source]
-            }
-            var ready: [Source] = []
-            var later: [Source] = []
-            var seen = Set<ObjectIdentifier>()
-            for source in pending {
-                let id = ObjectIdentifier(source)
-                guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else { continue }
-                if mode.sources[id] == nil {
-                    later.append(source)
-                } else if seen.insert(id).inserted {
-                    ready.append(source)
-                }
-            }
-            pending = later
-            return ready
-        }
-        guard !ready.isEmpty else { return false }
-        if ready.count > 1 { ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince } }
+        var ready = spareSources
+        spareSources = []
+        lock.withLock { takeSignalledLocked(mode, into: &ready) }
         var handled = false
-        for (index, source) in ready.enumerated() {
-            if handled && returnAfterSourceHandled {
-                let rest = ready[index...]
-                lock.withLock { pending.append(contentsOf: rest) }
-                break
+        if !ready.isEmpty {
+            if ready.count > 1 {
+                ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
             }
-            guard source.isValid, source.claimPerform() else { continue }
-            callout(.source, source.handle) { source.perform() }
-            handled = true
+            var mark = Clock.monotonicNow()
+            for (index, source) in ready.enumerated() {
+                if handled && returnAfterSourceHandled {
+                    let rest = ready[index...]
+                    lock.withLock { pending.append(contentsOf: rest) }
+                    break
+                }
+                guard source.isValid, source.claimPerform() else { continue }
+                callout(.source, source.handle, since: &mark) { source.perform() }
+                handled = true
+            }
+            ready.removeAll(keepingCapacity: true)
         }
+        spareSources = ready
         return handled
+    }
+
+    /// Moves the pending sources of this mode into `ready` (empty), once
+    /// each; those of other modes stay pending, stale entries go.  Lock held.
+    private func takeSignalledLocked(_ mode: Mode, into ready: inout [Source]) {
+        guard !pending.isEmpty else { return }
+        // The usual case, one pending source of this mode: no set, no sort.
+        if pending.count == 1 {
+            let source = pending[0]
+            let id = ObjectIdentifier(source)
+            guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else {
+                pending.removeAll(keepingCapacity: true)
+                return
+            }
+            guard mode.sources[id] != nil else { return }  // stays pending for its mode
+            pending.removeAll(keepingCapacity: true)
+            ready.append(source)
+            return
+        }
+        var later: [Source] = []
+        var seen = Set<ObjectIdentifier>()
+        for source in pending {
+            let id = ObjectIdentifier(source)
+            guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else { continue }
+            if mode.sources[id] == nil {
+                later.append(source)
+            } else if seen.insert(id).inserted {
+                ready.append(source)
+            }
+        }
+        pending = later
     }
 }

@@ -156,6 +156,31 @@ extension Result {
         }
     }
 
+    /// A hot word is read through a handle with no pin: only while the
+    /// handle is live and of the asked kind, and an object whose handle
+    /// died cannot write into the slot's next owner.
+    @Test func aHotWordBelongsToOneLiveHandle() {
+        let source = makeSource {}
+        let handle = UInt(source.handle)
+        #expect(HandleTable.peek(handle, kind: .source) == 0)
+        source.signal()
+        #expect(HandleTable.peek(handle, kind: .source) == Source.signalledBit)
+        #expect(HandleTable.peek(handle, kind: .runLoop) == nil)
+        #expect(HandleTable.peek(0, kind: .source) == nil)
+        source.releaseRef()
+        #expect(HandleTable.peek(handle, kind: .source) == nil)
+        #expect(!source.isSignalled)
+        // The next source probably reuses the slot; the old object's
+        // writes are refused either way.
+        let next = makeSource {}
+        #expect(!source.hot.compareExchange(expected: 0, desired: Source.signalledBit).exchanged)
+        source.hot.store(Source.signalledBit)
+        #expect(!source.claimPerform())
+        #expect(HandleTable.peek(UInt(next.handle), kind: .source) == 0)
+        #expect(!next.isSignalled)
+        next.releaseRef()
+    }
+
     @Test func finalizeRunsOnceWhenTheLastReferenceGoes() {
         let released = Atomic<Int>(0)
         let source = makeSource(release: { released.add(1, ordering: .relaxed) }) {}
@@ -230,5 +255,31 @@ extension Result {
         #expect(ModeName.intern(a.cString) == a)
         #expect("kCFRunLoopDefaultMode".withCString { ModeName.intern($0) } == .default)
         #expect(ModeName.intern(String(repeating: "x", count: ModeName.maxLength + 1)) == nil)
+    }
+
+    @Test func theDefaultAndCommonNamesHaveTheFixedIds() {
+        #expect(ModeName.default.id == ModeName.defaultID)
+        #expect(ModeName.common.id == ModeName.commonID)
+        #expect(ModeName.common.isCommonModes && !ModeName.default.isCommonModes)
+    }
+
+    /// The cache in front of the table is keyed by the caller's pointer: a
+    /// buffer reused for another name must give the other name.
+    @Test func aReusedBufferInternsItsCurrentContents() {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * ModeName.maxLength)
+        defer { buffer.deallocate() }
+        func fill(_ text: String) { _ = text.withCString { strcpy(buffer, $0) } }
+        fill("swift-cache-a")
+        let a = ModeName.intern(UnsafePointer(buffer))
+        #expect(a == ModeName.intern("swift-cache-a"))
+        #expect(ModeName.intern(UnsafePointer(buffer)) == a)  // the cached answer
+        fill("swift-cache-b")
+        #expect(ModeName.intern(UnsafePointer(buffer)) == ModeName.intern("swift-cache-b"))
+        fill("swift-cache-a")
+        #expect(ModeName.intern(UnsafePointer(buffer)) == a)
+        fill(String(repeating: "y", count: ModeName.maxLength + 1))
+        #expect(ModeName.intern(UnsafePointer(buffer)) == nil)  // over-long, even after a hit
+        fill("kCFRunLoopCommonModes")
+        #expect(ModeName.intern(UnsafePointer(buffer))?.isCommonModes == true)
     }
 }

@@ -4,7 +4,8 @@
  * through the error handler, and the call does nothing: NULL, stale and
  * wrong-type handles, NaN times, bad mode names, NULL callouts, a timer
  * added to a second loop, work for the loop of an exited thread, an extra
- * release.  Successful calls keep the last error (errno-like) until
+ * release.  The lock-free fast paths of SourceSignal (source already
+ * pending) and WakeUp (wake-up pending or ignored) check handles as well.  Successful calls keep the last error (errno-like) until
  * RLClearLastError; the default handler comes back with NULL.
  */
 #include "harness.h"
@@ -85,6 +86,27 @@ static void scenario(void)
     RLRelease(other_loop);
     RLRunLoopWakeUp(other_loop);
     last("WakeUp(released loop)");
+
+    /* A pending source's state and a loop's wake-up state are read without
+     * pinning the handle: a handle of the other type, a released one and
+     * NULL are still errors, and a pending source stays pending once. */
+    RLRunLoopSourceRef s = new_source(0, NULL, noop);
+    RLRunLoopSourceSignal(s);
+    RLRunLoopSourceSignal(s);
+    TRACE("SourceSignal twice: code %d, signalled %s", (int)RLGetLastError(), yes_no(RLRunLoopSourceIsSignalled(s)));
+    RLRunLoopWakeUp((RLRunLoopRef)s);
+    last("WakeUp(pending source)");
+    RLRunLoopWakeUp(rl);  /* not running: wake-ups are ignored */
+    TRACE("WakeUp(loop not running): code %d", (int)RLGetLastError());
+    RLRunLoopSourceSignal((RLRunLoopSourceRef)rl);
+    last("SourceSignal(loop)");
+    RLRelease(s);
+    RLRunLoopSourceSignal(s);
+    last("SourceSignal(released pending source)");
+    RLRunLoopSourceSignal(NULL);
+    last("SourceSignal(NULL)");
+    RLRunLoopWakeUp(NULL);
+    last("WakeUp(NULL)");
 
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);

@@ -160,6 +160,11 @@ typedef struct {
     uint64_t version1Performed;        /* version-1 source callouts */
     uint64_t observersCalled;
     uint64_t blocksRun;
+    /* The longest callout.  Consecutive callouts of one step (the queued
+     * blocks of a pass, its signalled sources, ...) share one clock
+     * reading between them, so a callout is timed from the end of the
+     * previous one and includes the library's bookkeeping between the two
+     * (tens of nanoseconds).  A timer is timed from a reading of its own. */
     uint64_t longestCalloutNanoseconds;
     RLRunLoopCalloutKind longestCalloutKind;
     uint32_t reserved2;
@@ -170,8 +175,8 @@ typedef struct {
  * this reads each one atomically, so a copy taken while the loop runs may
  * mix counters from two adjacent moments.  stats NULL, or size smaller than
  * the fields up to `passes`: error, nothing written.  Counting is always
- * on; it costs a few relaxed stores per pass and two clock readings per
- * callout. */
+ * on; it costs a few relaxed stores per pass and one clock reading per
+ * callout (plus one per step that calls out; see longestCalloutNanoseconds). */
 void RLRunLoopGetStatistics(RLRunLoopRef rl, RLRunLoopStatistics *stats);
 /* Sets every counter to 0.  Any thread (a pass in progress on the loop's
  * thread may add to the fresh counters a value it read before the reset). */

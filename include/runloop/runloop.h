@@ -255,7 +255,9 @@ RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
  * its next sleep returns at once.  Bursts of calls coalesce into one
  * wake-up.  As in CF, a wake-up is dropped when the loop is not running,
  * and between the moment it wakes and the top of its next pass (that pass
- * looks at every source and block anyway). */
+ * looks at every source and block anyway).  A call that changes nothing (a
+ * wake-up already pending, or dropped as above) costs a few loads: it
+ * writes no memory another thread reads. */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
@@ -267,7 +269,8 @@ typedef void (*RLRunLoopPerformCallBack)(void *info);
  * runs a pass in `mode`.  `mode` is a mode name, kRLRunLoopCommonModes, or
  * an RLArrayRef of mode names (any of them matches).  Does not wake the
  * loop: follow with RLRunLoopWakeUp() when calling from another thread.
- * The library does not retain or release `info`. */
+ * The library does not retain or release `info`.  For one mode name this
+ * allocates nothing once the loop's queue has grown to the burst size. */
 void RLRunLoopPerformFunction(RLRunLoopRef rl, RLTypeRef mode, RLRunLoopPerformCallBack fn, void *info);
 #if defined(__BLOCKS__)
 /* Same as RLRunLoopPerformFunction with a block (copied by the library). */
@@ -361,7 +364,8 @@ RLBoolean RLRunLoopSourceIsValid(RLRunLoopSourceRef source);
 void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
 /* Marks the source pending: the next pass of any loop running a mode that
  * holds it performs it once (several signals before that pass give one
- * perform).  Does not wake the loop: pair with RLRunLoopWakeUp(). */
+ * perform).  Does not wake the loop: pair with RLRunLoopWakeUp().
+ * Signalling a source that is already pending costs a few loads. */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Whether the source is signalled and not yet performed. */
 RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);

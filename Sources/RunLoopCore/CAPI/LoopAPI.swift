@@ -84,6 +84,14 @@ public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
 
 @c(RLRunLoopWakeUp)
 public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
+    // Already pending, or awake/spinning (→ pending): the hot word alone, no pin.
+    if let word = HandleTable.hotWord(UInt(bitPattern: rl), kind: .runLoop), Poller.wakeUpWithoutSyscall(word) { return }
+    wakeUpPinned(rl)
+}
+
+/// Out of line, so the peek above runs without this path's frame.
+@inline(never)
+private func wakeUpPinned(_ rl: RLRunLoopRef?) {
     borrow(rl, as: .runLoop, "RLRunLoopWakeUp", orElse: ()) { (loop: Loop) in loop.wakeUp() }
 }
 

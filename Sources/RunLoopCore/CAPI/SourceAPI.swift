@@ -73,6 +73,13 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
 
 @c(RLRunLoopSourceSignal)
 public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
+    if peek(source, as: .source) == Source.signalledBit { return }  // pending already: one load, no pin
+    signalPinned(source)
+}
+
+/// Out of line, so the peek above runs without this path's frame.
+@inline(never)
+private func signalPinned(_ source: RLRunLoopSourceRef?) {
     borrow(source, as: .source, "RLRunLoopSourceSignal", orElse: ()) { (s: Source) in s.signal() }
 }
 

@@ -6,18 +6,34 @@ import Glibc
 // one call into the core, and maps the result.  Misuse is reported with
 // `reportError` and the call returns a neutral value.
 
-/// Pins the object behind a C handle for the duration of `body`.
+/// Pins the object behind a C handle for the duration of `body`.  The pin
+/// keeps the object alive, so `body` gets it with no Swift retain/release.
 @inline(__always)
 func borrow<T: Handled, R>(_ raw: UnsafeRawPointer?, as kind: HandleKind, _ function: StaticString,
                            orElse fallback: R, _ body: (T) -> R) -> R {
-    switch HandleTable.shared.retain(UInt(bitPattern: raw), kind: kind) {
-    case .success(let object):
-        defer { HandleTable.shared.release(object.handle, from: function) }
-        return body(unsafeDowncast(object, to: T.self))
-    case .failure(let failure):
-        reportError(function, failure.code)
+    let handle = UInt(bitPattern: raw)
+    switch HandleTable.pin(handle, kind: kind) {
+    case .pinned(let object):
+        defer { HandleTable.unpin(UInt64(handle), from: function) }
+        return Unmanaged<T>.fromOpaque(object)._withUnsafeGuaranteedRef(body)
+    case .failed(let failure):
+        borrowFailed(failure, function)
         return fallback
     }
+}
+
+/// Out of line: the error path stays out of every entry point's frame.
+@inline(never)
+func borrowFailed(_ failure: HandleTable.LookupError, _ function: StaticString) {
+    reportError(function, failure.code)
+}
+
+/// The hot word (HotWord.swift) of the live object of `kind` behind a C
+/// handle, read with no pin; nil when the handle does not name one (the
+/// caller then takes its `borrow` path, which reports why).
+@inline(__always)
+func peek(_ raw: OpaquePointer?, as kind: HandleKind) -> UInt32? {
+    HandleTable.peek(UInt(bitPattern: raw), kind: kind)
 }
 
 @inline(__always)
@@ -47,6 +63,7 @@ func publish(_ object: Handled, _ function: StaticString) -> OpaquePointer? {
 }
 
 /// A mode-name argument: NULL and over-long names are errors.
+@inline(__always)
 func modeArgument(_ name: UnsafePointer<CChar>?, _ function: StaticString) -> ModeName? {
     guard let name else {
         reportError(function, .invalidArgument, "NULL mode name")
@@ -60,15 +77,16 @@ func modeArgument(_ name: UnsafePointer<CChar>?, _ function: StaticString) -> Mo
 }
 
 /// The mode argument of Perform*: a mode name or an RLArrayRef of names.
-func modeListArgument(_ raw: UnsafeRawPointer?, _ function: StaticString) -> [ModeName]? {
+@inline(__always)
+func modeListArgument(_ raw: UnsafeRawPointer?, _ function: StaticString) -> BlockModes? {
     guard let raw else {
         reportError(function, .invalidArgument, "NULL mode")
         return nil
     }
     if HandleTable.isHandle(UInt(bitPattern: raw)) {
-        return borrow(raw, as: .array, function, orElse: nil) { (array: ModeArray) in array.names }
+        return borrow(raw, as: .array, function, orElse: nil) { (array: ModeArray) in BlockModes(array.names) }
     }
-    return modeArgument(raw.assumingMemoryBound(to: CChar.self), function).map { [$0] }
+    return modeArgument(raw.assumingMemoryBound(to: CChar.self), function).map { .one($0) }
 }
 
 /// The item/loop pairing shared by the Add/Remove/Contains entry points.

@@ -1,0 +1,90 @@
+/// Work queued by perform(in:), run on the loop's thread.
+///
+/// Plain data, so the loop's queue appends, swaps and empties blocks with
+/// no reference counting: the usual block, a C function queued for one
+/// mode, is function, argument and mode inline.  A Swift closure or a list
+/// of modes goes in an `Extra` box that the block holds one reference to
+/// by hand, from `init` until `dispose()`, which whoever takes the block
+/// out of the queue calls once (after running it, or when dropping it).
+package struct QueuedBlock {
+    private let function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    private let info: UnsafeMutableRawPointer?
+    /// The block's mode, unless `extra` holds a list.
+    private let mode: ModeName
+    private let extra: Unmanaged<Extra>?
+
+    private final class Extra {
+        let closure: (() -> Void)?
+        let modes: [ModeName]?
+        init(closure: (() -> Void)?, modes: [ModeName]?) {
+            self.closure = closure
+            self.modes = modes
+        }
+    }
+
+    package init(modes: BlockModes, function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                 info: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.info = info
+        switch modes {
+        case .one(let name):
+            mode = name
+            extra = nil
+        case .list(let names):
+            mode = .default
+            extra = .passRetained(Extra(closure: nil, modes: names))
+        }
+    }
+
+    package init(modes: BlockModes, closure: @escaping () -> Void) {
+        function = nil
+        info = nil
+        switch modes {
+        case .one(let name):
+            mode = name
+            extra = .passRetained(Extra(closure: closure, modes: nil))
+        case .list(let names):
+            mode = .default
+            extra = .passRetained(Extra(closure: closure, modes: names))
+        }
+    }
+
+    package var modes: BlockModes {
+        if let list = extra?.takeUnretainedValue().modes { return .list(list) }
+        return .one(mode)
+    }
+
+    /// Whether the block runs in `name`: one of its modes is `name`, or
+    /// it is queued for the common modes and `name` is one of `common`.
+    @inline(__always)
+    package func matches(_ name: ModeName, common: [ModeName]) -> Bool {
+        let hit = { (m: ModeName) in m == name || (m.isCommonModes && common.contains(name)) }
+        guard let extra else { return hit(mode) }
+        return extra._withUnsafeGuaranteedRef { box in box.modes.map { $0.contains(where: hit) } ?? hit(mode) }
+    }
+
+    /// Runs the work (the block's reference keeps a closure alive).
+    package func run() {
+        if let function {
+            function(info)
+        } else if let extra {
+            extra._withUnsafeGuaranteedRef { $0.closure?() }
+        }
+    }
+
+    /// Drops the block's reference to its box: once, after run() or
+    /// instead of it.  May release the closure's captures (user code for a
+    /// C block): never with a lock held.
+    package func dispose() { extra?.release() }
+}
+
+/// The modes a queued block may run in: one name (the usual case, inline)
+/// or a list (RLArrayRef / a Swift array of several).
+package enum BlockModes {
+    case one(ModeName)
+    case list([ModeName])
+
+    package init(_ names: [ModeName]) {
+        self = names.count == 1 ? .one(names[0]) : .list(names)
+    }
+}
