@@ -78,30 +78,29 @@ package final class Locked<State>: @unchecked Sendable {
     }
 }
 
-/// Small per-object state guarded by one of a fixed set of shared mutexes,
-/// chosen by the owner's address: no mutex and no box per object (every
-/// timer, observer and source has such state; a private pthread mutex
-/// would cost two allocations each).  Two objects may share a stripe, so a
-/// holder must never take another stripe or a loop's lock: the critical
-/// sections are a few loads and stores.  Lock order: a loop's lock, then
-/// a stripe.
-package struct Striped<State> {
-    private var state: State
-
-    package init(_ state: State) { self.state = state }
-
-    /// `owner` is the object storing this value (it picks the stripe).
+/// Small per-object state (a timer's schedule, an item's loop
+/// memberships) is guarded by one of a fixed set of shared mutexes, chosen
+/// by the owner's address: no mutex and no box per object (a private
+/// pthread mutex would cost two allocations each).  Two objects may share a
+/// stripe, so a holder must never take another stripe or a loop's lock: the
+/// critical sections are a few loads and stores.  Lock order: a loop's
+/// lock, then a stripe.
+///
+/// The owner keeps the state in a stored property and touches it only
+/// inside `withLock`'s body, so every Swift access to it (which
+/// ThreadSanitizer sees as a read or write of the whole property) happens
+/// under the stripe.
+/// The shared mutexes, one per cache line.
+package enum Stripes {
+    /// Runs `body` holding `owner`'s stripe.
     @inline(__always)
-    package mutating func withLock<T>(_ owner: AnyObject, _ body: (inout State) throws -> T) rethrows -> T {
-        let mutex = Stripes.mutex(for: owner)
+    package static func withLock<T>(_ owner: AnyObject, _ body: () throws -> T) rethrows -> T {
+        let mutex = mutex(for: owner)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        return try body()
     }
-}
 
-/// The shared mutexes behind `Striped`, one per cache line.
-package enum Stripes {
     private static let count = 128
     private static let stride = 64
     nonisolated(unsafe) private static let base: UnsafeMutableRawPointer = {

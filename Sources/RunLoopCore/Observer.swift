@@ -14,7 +14,7 @@ package final class Observer: Handled, @unchecked Sendable {
     private let infoReleased = Atomic<Bool>(false)
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    private var ownership = Striped(LoopTie())
+    private var ownership = LoopTie()
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
     package var firing = false
@@ -34,7 +34,7 @@ package final class Observer: Handled, @unchecked Sendable {
     package var owner: Loop? { withOwnership { $0.loop } }
 
     /// Reads or edits its loop tie under its stripe lock.
-    package func withOwnership<T>(_ body: (inout LoopTie) -> T) -> T { ownership.withLock(self, body) }
+    package func withOwnership<T>(_ body: (inout LoopTie) -> T) -> T { Stripes.withLock(self) { body(&ownership) } }
 
     /// Removes it from its loop and releases its info (as CF does).
     package func invalidate() {

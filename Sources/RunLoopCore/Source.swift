@@ -152,7 +152,10 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// The loops holding it (see SourceLoops).  A loop's lock may be held
     /// while taking this one, never the reverse.
-    private var loops = Striped(SourceLoops())
+    private var loops = SourceLoops()
+
+    /// Reads or edits the memberships under the source's stripe.
+    private func withLoops<T>(_ body: (inout SourceLoops) -> T) -> T { Stripes.withLock(self) { body(&loops) } }
 
     /// A source with Swift callbacks (RunLoopKit, descriptors, ports).
     package init(order: Int, callbacks: SourceCallbacks) {
@@ -271,7 +274,7 @@ package final class Source: Handled, @unchecked Sendable {
     /// wait set at once.
     package func setInterest(_ events: UInt32) {
         guard isVersion1, interestBits.exchange(events, ordering: .acquiringAndReleasing) != events else { return }
-        for loop in loops.withLock(self, { $0.all }) { loop.descriptorsChanged(self) }
+        for loop in withLoops { $0.all } { loop.descriptorsChanged(self) }
     }
 
     /// Called on the loop's thread when the descriptor is ready.
@@ -291,7 +294,7 @@ package final class Source: Handled, @unchecked Sendable {
         if isSignalled { return }
         if hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-            let (first, rest) = loops.withLock(self) { $0.split }
+            let (first, rest) = withLoops { $0.split }
             first?.enqueuePending(self)
             for membership in rest { membership.loop.enqueuePending(self) }
         }
@@ -307,17 +310,17 @@ package final class Source: Handled, @unchecked Sendable {
     /// loop's membership after the change.
     @discardableResult
     package func updateMembership(in loop: Loop, _ body: (inout SourceLoops.Membership) -> Void) -> SourceLoops.Membership {
-        loops.withLock(self) { $0.update(loop, body) }
+        withLoops { $0.update(loop, body) }
     }
 
     /// How many modes of `loop` hold it.
-    package func modeCount(in loop: Loop) -> Int { loops.withLock(self) { $0.membership(in: loop)?.modes ?? 0 } }
+    package func modeCount(in loop: Loop) -> Int { withLoops { $0.membership(in: loop)?.modes ?? 0 } }
 
     /// Removes the source from every loop and mode (cancel runs for each)
     /// and makes it inert.  Idempotent.
     package func invalidate() {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let holders = loops.withLock(self) { $0.all }
+        let holders = withLoops { $0.all }
         for loop in holders { loop.removeEverywhere(self) }
     }
 

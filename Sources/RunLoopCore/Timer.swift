@@ -87,7 +87,8 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// if it repeats.  Readable without any lock (the loop reads it while
     /// choosing when to wake).
     private let window = Atomic<UInt64>(0)
-    private var schedule: Striped<TimerSchedule>
+    /// Guarded by the timer's stripe (see Stripes): only in `withSchedule`.
+    private var schedule: TimerSchedule
     /// Guarded by the owning loop's lock (see TimerPlacements).
     package var placements = TimerPlacements()
 
@@ -97,7 +98,7 @@ package final class LoopTimer: Handled, @unchecked Sendable {
         self.intervalNs = repeating ? max(1, Clock.nanoseconds(interval)) : 0
         self.order = order
         self.action = callout
-        schedule = Striped(TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate)))
+        schedule = TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate))
         super.init(kind: .timer)
     }
 
@@ -110,7 +111,7 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// Reads or edits the schedule under the timer's stripe lock.
     @inline(__always)
     package func withSchedule<T>(_ body: (inout TimerSchedule) throws -> T) rethrows -> T {
-        try schedule.withLock(self, body)
+        try Stripes.withLock(self) { try body(&schedule) }
     }
 
     package var repeats: Bool { intervalNs != 0 }
