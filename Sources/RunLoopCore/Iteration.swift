@@ -187,7 +187,7 @@ extension Loop {
         lock.withLock {
             while let entry = mode.popDueTimer(now: now) {
                 let timer = mode.timer(at: entry.slot)
-                let epoch = timer.withSchedule { s -> UInt64 in
+                let epoch = timer.withSchedule { s -> UInt32 in
                     s.firing = true
                     return s.epoch
                 }
@@ -218,7 +218,7 @@ extension Loop {
     /// After a timer's callout: a one-shot timer is invalidated (in the
     /// same lock hold: removed from its modes, then its info released); a
     /// repeating one is scheduled again in all its modes.
-    private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt64) {
+    private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt32) {
         let now = Clock.monotonicNow()
         var deferred = Deferred()
         let expired: Bool = lock.withLock {
@@ -248,5 +248,5 @@ extension Loop {
 package struct DueTimer {
     package let timer: LoopTimer
     package let deadline: UInt64
-    package let epoch: UInt64
+    package let epoch: UInt32
 }

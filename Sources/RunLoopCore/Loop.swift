@@ -22,7 +22,7 @@ package enum ModeItem {
 /// until then no other loop may take it.  Guarded by the item's own lock.
 package struct LoopTie {
     package private(set) var loop: Loop?
-    private var memberships = 0
+    private var memberships: Int32 = 0
 
     package init() {}
 

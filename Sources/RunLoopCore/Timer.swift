@@ -7,13 +7,13 @@ package struct TimerSchedule {
     /// The loop it belongs to while it is in one of its modes or common items.
     package var tie = LoopTie()
     package var loop: Loop? { tie.loop }
+    /// Bumped whenever `deadline` is set: a firing tells from it whether
+    /// its callout moved the timer.  (32 bits, packed after `tie`.)
+    package var epoch: UInt32 = 0
     /// The next fire date as the API reports it (absolute time).
     package var fireDate: Double
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
     package var deadline: UInt64
-    /// Bumped whenever `deadline` is set: a firing tells from it whether
-    /// its callout moved the timer.
-    package var epoch: UInt64 = 0
     package var tolerance: Double = 0
     /// True while its callout runs (so a nested run does not fire it).
     package var firing = false
@@ -27,7 +27,15 @@ package struct TimerSchedule {
 package struct TimerPlacements {
     package struct Placement {
         package let mode: Unmanaged<Mode>
-        package let slot: Int
+        // 32 bits (a placement is 12 bytes): a slot per timer, and there are
+        // at most 2^26 handles (HandleTable), so slots stay far below 2^31.
+        private let slotIndex: Int32
+        package var slot: Int { Int(slotIndex) }
+
+        package init(mode: Unmanaged<Mode>, slot: Int) {
+            self.mode = mode
+            slotIndex = Int32(truncatingIfNeeded: slot)
+        }
     }
     private var first: Placement?
     private var others: [Placement] = []
@@ -64,11 +72,37 @@ package struct TimerPlacements {
     }
 }
 
+/// A timer's C context without its version field (always 0 for timers):
+/// 8 bytes less in every timer.
+package struct TimerContext {
+    package var info: UnsafeMutableRawPointer?
+    package var retain: (@convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer?)?
+    package var release: (@convention(c) (UnsafeRawPointer?) -> Void)?
+    package var copyDescription: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
+
+    package init(_ c: RLRunLoopTimerContext) {
+        info = c.info
+        retain = c.retain
+        release = c.release
+        copyDescription = c.copyDescription
+    }
+
+    package var full: RLRunLoopTimerContext {
+        var c = RLRunLoopTimerContext()
+        c.version = 0
+        c.info = info
+        c.retain = retain
+        c.release = release
+        c.copyDescription = copyDescription
+        return c
+    }
+}
+
 /// What a timer calls when it fires.
 package enum TimerCallout {
     /// A C callback; its info comes from the context (held for the call
     /// when the context has a retain callback, as CF does).
-    case function(RLRunLoopTimerCallBack, RLRunLoopTimerContext)
+    case function(RLRunLoopTimerCallBack, TimerContext)
     /// A Swift closure (RunLoopKit, block handlers).
     case closure((LoopTimer) -> Void)
 }
@@ -77,7 +111,6 @@ package enum TimerCallout {
 /// repeats.  Belongs to one loop at a time.
 package final class LoopTimer: Handled, @unchecked Sendable {
     package let interval: Double
-    package let intervalNs: UInt64
     package let order: Int
     private let action: TimerCallout
 
@@ -95,7 +128,6 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
         self.interval = repeating ? interval : 0
-        self.intervalNs = repeating ? max(1, Clock.nanoseconds(interval)) : 0
         self.order = order
         self.action = callout
         schedule = TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate))
@@ -104,7 +136,7 @@ package final class LoopTimer: Handled, @unchecked Sendable {
 
     /// The C context it was created with, if any.
     package var cContext: RLRunLoopTimerContext? {
-        if case .function(_, let context) = action { return context }
+        if case .function(_, let context) = action { return context.full }
         return nil
     }
 
@@ -114,7 +146,9 @@ package final class LoopTimer: Handled, @unchecked Sendable {
         try Stripes.withLock(self) { try body(&schedule) }
     }
 
-    package var repeats: Bool { intervalNs != 0 }
+    package var repeats: Bool { interval > 0 }
+    /// The interval in ns (at least 1), 0 if it does not repeat.
+    package var intervalNs: UInt64 { repeats ? max(1, Clock.nanoseconds(interval)) : 0 }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
     package var owner: Loop? { withSchedule { $0.loop } }
     package var nextFireDate: Double { withSchedule { $0.fireDate } }
