@@ -134,8 +134,10 @@ package final class Loop: Handled, @unchecked Sendable {
     /// the version-1 sources of the mode being run (see reconcileDescriptorsLocked).
     package var watched: [Int32: Mode.Watch] = [:]
     package var sequence: UInt64 = 0
-    /// The mode `modeLocked` returned last (modes are never removed).
-    private var lastMode: Mode?
+    /// The mode `existingModeLocked` found last, by name (modes are never
+    /// removed, so it lives as long as the loop: no reference counted).
+    private var lastModeName: ModeName?
+    private var lastMode: Unmanaged<Mode>?
 
     package init?(ownerTID: Int32, isMain: Bool) {
         guard let poller = Poller() else { return nil }
@@ -165,12 +167,20 @@ package final class Loop: Handled, @unchecked Sendable {
         return mode
     }
 
+    /// Makes sure the mode named `name` exists (no reference taken in the
+    /// usual case: the mode of the previous call).  Lock held.
+    package func ensureModeLocked(_ name: ModeName) {
+        if lastModeName == name { return }
+        _ = modeLocked(name)
+    }
+
     /// The mode named `name` if it exists.  Lock held.
     package func existingModeLocked(_ name: ModeName) -> Mode? {
         // Most calls name the mode of the previous one: no hashing then.
-        if let last = lastMode, last.name == name { return last }
+        if lastModeName == name, let last = lastMode { return last.takeUnretainedValue() }
         guard let mode = modes[name] else { return nil }
-        lastMode = mode
+        lastModeName = name
+        lastMode = Unmanaged.passUnretained(mode)
         return mode
     }
 
@@ -471,14 +481,13 @@ package final class Loop: Handled, @unchecked Sendable {
     private func enqueue(_ block: QueuedBlock) -> Bool {
         let queued: Bool = lock.withLock {
             guard !isDead else { return false }
-            // A block's modes exist from when it is queued (as in CF);
-            // modeLocked answers the usual case, every block for the same
-            // mode, from its cache without hashing.
+            // A block's modes exist from when it is queued (as in CF); the
+            // usual case, every block for the same mode, is one comparison.
             switch block.modes {
             case .one(let name):
-                if !name.isCommonModes { _ = modeLocked(name) }
+                if !name.isCommonModes { ensureModeLocked(name) }
             case .list(let names):
-                for name in names where !name.isCommonModes { _ = modeLocked(name) }
+                for name in names where !name.isCommonModes { ensureModeLocked(name) }
             }
             blocks.append(block)
             return true
