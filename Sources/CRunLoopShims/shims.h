@@ -159,6 +159,9 @@ static inline void rl_block_invoke_timer(void *block, void *timer) {
 }
 
 /* ---- spinning --------------------------------------------------------- */
+/* Starts fetching the cache line at p (a hint; never faults). */
+static inline void rl_prefetch(const void *p) { __builtin_prefetch(p); }
+
 /* A hint to the CPU that this is a spin-wait loop (x86: PAUSE). */
 static inline void rl_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,3 +1,4 @@
+import CRunLoopShims
 /// How a run ended (CF's values).
 package enum RunResult: Int32, Sendable {
     case finished = 1
@@ -186,20 +187,28 @@ extension Loop {
         spareDueTimers = []
         lock.withLock {
             while let entry = mode.popDueTimer(now: now) {
-                let timer = mode.timer(at: entry.slot)
-                let epoch = timer.withSchedule { s -> UInt32 in
+                due.append(DueTimer(timer: .passRetained(mode.timer(at: entry.slot)), deadline: entry.deadline, epoch: 0))
+            }
+            // Then each popped timer, fetched a few ahead (a burst of due
+            // timers is scattered in memory: this is where it would wait).
+            for i in due.indices {
+                if i + Self.fetchAhead < due.count { prefetch(due[i + Self.fetchAhead].timer) }
+                let timer = due[i].timer.takeUnretainedValue()
+                due[i].epoch = timer.withSchedule { s -> UInt32 in
                     s.firing = true
                     return s.epoch
                 }
                 // While it fires it is due in none of its modes (a nested
                 // run must not fire it again).
                 timer.placements.forEach { mode, slot in mode.unscheduleTimer(slot: slot) }
-                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: epoch))
             }
         }
         let insight = self.insight
-        for firing in due {
-            let timer = firing.timer
+        for (i, firing) in due.enumerated() {
+            if i + Self.fetchAhead < due.count { prefetch(due[i + Self.fetchAhead].timer) }
+            // The pass's reference, dropped as soon as the timer is done
+            // (while its memory is still in cache).
+            let timer = firing.timer.takeRetainedValue()
             if timer.isValid {
                 // A fresh reading per timer: its lateness is measured from it,
                 // and rescheduling the previous timer is not part of this one.
@@ -219,7 +228,8 @@ extension Loop {
     /// same lock hold: removed from its modes, then its info released); a
     /// repeating one is scheduled again in all its modes.
     private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt32) {
-        let now = Clock.monotonicNow()
+        // Only a repeating timer needs the time (to skip missed slots).
+        let now = timer.repeats ? Clock.monotonicNow() : 0
         var deferred = Deferred()
         let expired: Bool = lock.withLock {
             let next = timer.withSchedule { s -> UInt64? in
@@ -236,7 +246,7 @@ extension Loop {
                 return false
             }
             guard !timer.repeats, timer.markInvalid() else { return false }
-            removeEverywhereLocked(timer, &deferred)
+            removeTimerEverywhereLocked(timer, &deferred)
             return true
         }
         deferred.run()
@@ -244,9 +254,21 @@ extension Loop {
     }
 }
 
-/// A timer taken off the heap to fire in this pass.
+/// A timer taken off the heap to fire in this pass, with the pass's
+/// reference to it (released once it has fired and been rescheduled).
 package struct DueTimer {
-    package let timer: LoopTimer
+    package let timer: Unmanaged<LoopTimer>
     package let deadline: UInt64
-    package let epoch: UInt32
+    package var epoch: UInt32
+}
+
+extension Loop {
+    /// How many timers ahead `fireDueTimers` fetches.
+    fileprivate static let fetchAhead = 4
+}
+
+/// Starts loading an object's first cache line.
+@inline(__always)
+private func prefetch(_ object: Unmanaged<LoopTimer>) {
+    rl_prefetch(object.toOpaque())
 }

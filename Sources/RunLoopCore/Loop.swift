@@ -272,15 +272,20 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The same with the lock held; cancel callouts and reference drops
     /// are deferred.
     package func removeEverywhereLocked(_ object: Handled, _ deferred: inout Deferred) {
+        if let timer = object as? LoopTimer { return removeTimerEverywhereLocked(timer, &deferred) }
         if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
         switch object {
         case let s as Source: for name in modeOrder { eraseLocked(.source(s), from: name, &deferred) }
         case let o as Observer: for name in modeOrder { eraseLocked(.observer(o), from: name, &deferred) }
-        case let t as LoopTimer:
-            // A timer knows its modes: no walk over every mode.
-            while let mode = t.placements.anyMode { eraseLocked(.timer(t), from: mode, &deferred) }
         default: break
         }
+    }
+
+    /// The same for a timer (no type test): it knows its modes, so no walk
+    /// over every mode either.
+    package func removeTimerEverywhereLocked(_ timer: LoopTimer, _ deferred: inout Deferred) {
+        if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred) }
+        while let mode = timer.placements.anyMode { eraseLocked(.timer(timer), from: mode, &deferred) }
     }
 
     // An item belongs to this loop while it is in one of its modes or in its
