@@ -124,6 +124,12 @@ if(TARGET test_rl_spin_wait)
   add_test(NAME test_rl_spin_wait_nospin COMMAND test_rl_spin_wait)
   set_tests_properties(test_rl_spin_wait_nospin PROPERTIES
     LABELS c ENVIRONMENT "RUNLOOP_SPIN_US=0" TIMEOUT ${_rl_test_timeout})
+  # Pinned to one CPU, where the loop must not spin (nor lose anything).
+  find_program(RUNLOOP_TASKSET taskset)
+  if(RUNLOOP_TASKSET)
+    add_test(NAME test_rl_spin_wait_onecpu COMMAND "${RUNLOOP_TASKSET}" -c 0 $<TARGET_FILE:test_rl_spin_wait>)
+    set_tests_properties(test_rl_spin_wait_onecpu PROPERTIES LABELS c TIMEOUT ${_rl_test_timeout})
+  endif()
 endif()
 
 # ---------------------------------------------------------------------------

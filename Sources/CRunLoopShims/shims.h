@@ -159,6 +159,18 @@ static inline void rl_block_invoke_timer(void *block, void *timer) {
 }
 
 /* ---- spinning --------------------------------------------------------- */
+/* How many CPUs this thread may run on (its affinity mask; the raw
+ * syscall, which needs no _GNU_SOURCE), or the online count if unknown. */
+static inline int rl_cpus_available(void) {
+    uint64_t mask[16];
+    memset(mask, 0, sizeof mask);
+    long n = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (n <= 0) return (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int count = 0;
+    for (long i = 0; i < n / 8; i++) count += __builtin_popcountll(mask[i]);
+    return count;
+}
+
 /* Starts fetching the cache line at p (a hint; never faults). */
 static inline void rl_prefetch(const void *p) { __builtin_prefetch(p); }
 

@@ -20,8 +20,8 @@ import Glibc
 /// from two wake-up latencies to two cache-line transfers).  Waits ended
 /// by a descriptor, a timer or a timeout, or longer than the limit, turn
 /// it off again, so an idle loop, a timer-driven loop or a loop fed by
-/// descriptors never spins.  RUNLOOP_SPIN_US sets the limit (default 50;
-/// 0 turns spinning off).
+/// descriptors never spins.  RUNLOOP_SPIN_US sets the limit (default 50,
+/// or 0 when the process may run on one CPU only; 0 turns spinning off).
 ///
 /// As in CF, wake-ups are ignored while the loop is not running and from
 /// the moment it wakes until the top of its next pass: that pass looks at
@@ -50,14 +50,21 @@ package final class Poller: @unchecked Sendable {
     package static let asleep: UInt32 = 2
     package static let ignoring: UInt32 = 3
     package static let spinning: UInt32 = 4
-    /// The spin limit (ns), read once per process.
+    /// The spin limit (ns), read once per process.  0 when the process may
+    /// run on one CPU only: the thread that would wake the loop could not
+    /// run while it spins.
     package static let spinLimitNs: UInt64 = {
-        guard let text = getenv("RUNLOOP_SPIN_US"), let us = UInt64(String(cString: text)) else { return 50_000 }
-        return min(us, 10_000) * 1_000
+        if let text = getenv("RUNLOOP_SPIN_US"), let us = UInt64(String(cString: text)) {
+            return min(us, 10_000) * 1_000
+        }
+        return rl_cpus_available() > 1 ? 50_000 : 0
     }()
     /// A moving average of how long waits took to end by a wake-up (other
     /// endings count as long).  Loop thread only.
     private var typicalWaitNs: UInt64 = .max / 4
+    /// Whether the last wait spun to its limit and then slept.  Loop
+    /// thread only.
+    private var spinRanOut = false
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
@@ -235,7 +242,11 @@ package final class Poller: @unchecked Sendable {
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
         if !poll && Self.spinLimitNs > 0 {
             let took = Clock.monotonicNow() &- began
-            let sample = wokeBy == .wakeUp ? took : max(took, 4 * Self.spinLimitNs)
+            // A spin that ran out counts as very long: the waker is not
+            // coming soon (or cannot run while this thread spins), so
+            // several quick waits must follow before the next spin.
+            let sample = spinRanOut ? 8 * Self.spinLimitNs
+                : wokeBy == .wakeUp ? took : max(took, 4 * Self.spinLimitNs)
             typicalWaitNs = typicalWaitNs - typicalWaitNs / 4 + sample / 4
         }
         return ready
@@ -256,6 +267,7 @@ package final class Poller: @unchecked Sendable {
     /// notes).  False if a wake-up is pending instead: epoll_wait must
     /// only look.
     private func sleep(until deadline: UInt64, began: UInt64) -> Bool {
+        spinRanOut = false
         let limit = Self.spinLimitNs
         if limit > 0, typicalWaitNs < limit, deadline > began &+ limit,
            state.compareExchange(expected: Self.awake, desired: Self.spinning).exchanged {
@@ -266,7 +278,9 @@ package final class Poller: @unchecked Sendable {
                 spins += 1
                 if spins & 15 == 0 && Clock.monotonicNow() >= end { break }
             }
-            return state.compareExchange(expected: Self.spinning, desired: Self.asleep).exchanged
+            let sleeps = state.compareExchange(expected: Self.spinning, desired: Self.asleep).exchanged
+            spinRanOut = sleeps
+            return sleeps
         }
         return state.compareExchange(expected: Self.awake, desired: Self.asleep).exchanged
     }

@@ -2,14 +2,15 @@
  * test_rl_spin_wait — spin-then-sleep waiting (runloop-only; see
  * Sources/RunLoopCore/Poller.swift and the README's "Waiting" notes):
  *   - a cross-thread ping-pong (signal + wake-up each way) delivers every
- *     hop, with spinning on (the default) and off (RUNLOOP_SPIN_US=0, the
- *     same program registered a second time);
+ *     hop, with spinning on (the default), off (RUNLOOP_SPIN_US=0) and
+ *     pinned to one CPU (taskset; no spinning there): the same program is
+ *     registered three times against one trace;
+ *   - a version-1 source's descriptor is noticed right after that burst of
+ *     quick wake-ups (when the loop would spin);
+ *   - then an idle wait costs (almost) no CPU: a loop never spins for long
+ *     when nothing wakes it;
  *   - RLRunLoopIsWaiting is true while a loop waits, whether it spins or
- *     sleeps, and RLRunLoopStop (a stop plus a wake-up) then ends the wait;
- *   - after the traffic stops, an idle wait costs (almost) no CPU: a loop
- *     never spins for long when nothing wakes it;
- *   - a version-1 source's descriptor is still noticed right after a burst
- *     of quick wake-ups (the loop does not keep spinning past it).
+ *     sleeps, and RLRunLoopStop (a stop plus a wake-up) then ends the wait.
  */
 #include "harness.h"
 
@@ -128,25 +129,8 @@ int main(void)
     pthread_join(b, NULL);
     TRACE("ping-pong: a received %ld, b received %ld", g_a.received, g_b.received);
 
-    /* 2. right after the traffic: an idle 300 ms wait is (almost) free */
-    double cpu0 = thread_cpu_ms();
-    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
-    double cpu = thread_cpu_ms() - cpu0;
-    TRACE("idle wait: result %d, CPU under 30 ms: %s", (int)r, yes_no(cpu < 30.0));
-    if (cpu >= 30.0) fprintf(stderr, "idle wait used %.1f ms of CPU\n", cpu);
-
-    /* 3. IsWaiting while waiting; a stop ends the wait */
-    pthread_t w = spawn(waker, g_a.rl);
-    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
-    pthread_join(w, NULL);
-    TRACE("stopped: result %d (stopped: %s), waker done: %s", (int)r,
-          yes_no(r == kRLRunLoopRunStopped), yes_no(atomic_load(&g_waker_done)));
-
-    /* 4. a descriptor right after quick wake-ups */
-    for (int i = 0; i < 200; i++) {
-        RLRunLoopWakeUp(g_a.rl);
-        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, true);
-    }
+    /* 2. a descriptor right after the burst of quick wake-ups (the loop
+     *    would spin now): noticed, the run returns after handling it */
     int fds[2];
     CHECK(pipe(fds) == 0);
     RLRunLoopSourceContext1 ctx1;
@@ -158,8 +142,22 @@ int main(void)
     RLRunLoopSourceRef fd_src = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx1);
     RLRunLoopAddSource(g_a.rl, fd_src, kRLRunLoopDefaultMode);
     CHECK(write(fds[1], "x", 1) == 1);
-    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true);
+    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true);
     TRACE("descriptor: result %d (handled source: %s)", (int)r, yes_no(r == kRLRunLoopRunHandledSource));
+
+    /* 3. then an idle 300 ms wait is (almost) free */
+    double cpu0 = thread_cpu_ms();
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
+    double cpu = thread_cpu_ms() - cpu0;
+    TRACE("idle wait: result %d, CPU under 30 ms: %s", (int)r, yes_no(cpu < 30.0));
+    if (cpu >= 30.0) fprintf(stderr, "idle wait used %.1f ms of CPU\n", cpu);
+
+    /* 4. IsWaiting while waiting; a stop ends the wait */
+    pthread_t w = spawn(waker, g_a.rl);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
+    pthread_join(w, NULL);
+    TRACE("stopped: result %d (stopped: %s), waker done: %s", (int)r,
+          yes_no(r == kRLRunLoopRunStopped), yes_no(atomic_load(&g_waker_done)));
 
     RLRunLoopSourceInvalidate(fd_src);
     RLRelease(fd_src);

@@ -248,8 +248,9 @@ RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds
  * AfterWaiting notifications): asleep, or spinning briefly before sleeping.
  * A loop whose recent waits were ended by quick wake-ups polls for up to
  * 50 us before it sleeps, so such a wake-up needs no syscall; waits ended by
- * timers, descriptors or timeouts turn that off.  RUNLOOP_SPIN_US in the
- * environment sets the limit (0: never spin; read once per process). */
+ * timers, descriptors or timeouts turn that off, and so does being able to
+ * run on one CPU only.  RUNLOOP_SPIN_US in the environment sets the limit (0: never
+ * spin; read once per process). */
 RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
 /* Makes a sleeping loop wake and run a pass; if it is running but awake,
  * its next sleep returns at once.  Bursts of calls coalesce into one
