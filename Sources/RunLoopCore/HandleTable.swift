@@ -118,6 +118,18 @@ package final class HandleTable: @unchecked Sendable {
         (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
+    /// The page and index of the slot a handle names; nil for anything
+    /// that is not a handle of this table (NULL, a forged or foreign value).
+    @inline(__always)
+    private static func slot(of handle: UInt64) -> (page: UnsafeMutableRawPointer, index: UInt32)? {
+        let index = UInt32(truncatingIfNeeded: handle)
+        guard handle >> 56 == tag, let page = page(index) else { return nil }
+        return (page, index)
+    }
+
+    /// The generation a handle names (compared with its slot's).
+    private static func generation(handle: UInt64) -> UInt64 { (handle >> 32) & 0xFF_FFFF }
+
     private static func generation(_ state: UInt64) -> UInt64 { state >> 40 }
     private static func count(_ state: UInt64) -> UInt64 { state & 0xFFFF_FFFF }
 
@@ -179,10 +191,9 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     package static func pin(_ raw: UInt, kind: HandleKind?) -> Pin {
         let handle = UInt64(raw)
-        let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return .failed(raw == 0 ? .null : .stale) }
+        guard let (page, index) = slot(of: handle) else { return .failed(raw == 0 ? .null : .stale) }
         let state = Self.statePtr(page, index)
-        let generation = (handle >> 32) & 0xFF_FFFF
+        let generation = Self.generation(handle: handle)
         var current = rl_atomic_load(state)
         while true {
             guard Self.generation(current) == generation, Self.count(current) > 0 else { return .failed(.stale) }
@@ -199,10 +210,9 @@ package final class HandleTable: @unchecked Sendable {
     /// is one compare-and-swap here; the rest is `release`.
     @inline(__always)
     package static func unpin(_ handle: UInt64, from function: StaticString) {
-        let index = UInt32(truncatingIfNeeded: handle)
-        if handle >> 56 == Self.tag, let page = Self.page(index) {
+        if let (page, index) = slot(of: handle) {
             let state = Self.statePtr(page, index)
-            let generation = (handle >> 32) & 0xFF_FFFF
+            let generation = Self.generation(handle: handle)
             var current = rl_atomic_load(state)
             while Self.generation(current) == generation && Self.count(current) > 1 {
                 let seen = rl_atomic_cas_value(state, current, current - 1)
@@ -225,8 +235,7 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     package static func hotWord(_ raw: UInt, kind: HandleKind) -> HotWord? {
         let handle = UInt64(raw)
-        let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return nil }
+        guard let (page, index) = slot(of: handle) else { return nil }
         return HotWord(word: Self.hotPtr(page, index), stamp: HotWord.stamp(handle: handle, kind: kind))
     }
 
@@ -253,10 +262,9 @@ package final class HandleTable: @unchecked Sendable {
 
     /// The current count of a live handle, or nil.
     package func retainCount(_ handle: UInt64) -> UInt64? {
-        let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == Self.tag, let page = Self.page(index) else { return nil }
+        guard let (page, index) = Self.slot(of: handle) else { return nil }
         let state = rl_atomic_load(Self.statePtr(page, index))
-        guard Self.generation(state) == (handle >> 32) & 0xFF_FFFF, Self.count(state) > 0 else { return nil }
+        guard Self.generation(state) == Self.generation(handle: handle), Self.count(state) > 0 else { return nil }
         return Self.count(state)
     }
 
@@ -264,9 +272,8 @@ package final class HandleTable: @unchecked Sendable {
     /// the slot.  Returns false (with an error report) for a stale handle.
     @discardableResult @inline(never)
     package func release(_ handle: UInt64, from function: StaticString) -> Bool {
-        let index = UInt32(truncatingIfNeeded: handle)
-        let generation = (handle >> 32) & 0xFF_FFFF
-        guard handle >> 56 == Self.tag, let page = Self.page(index) else {
+        let generation = Self.generation(handle: handle)
+        guard let (page, index) = Self.slot(of: handle) else {
             reportError(function, .staleHandle)
             return false
         }

@@ -192,7 +192,7 @@ extension Loop {
             // Then each popped timer, fetched a few ahead (a burst of due
             // timers is scattered in memory: this is where it would wait).
             for i in due.indices {
-                if i + Self.fetchAhead < due.count { prefetch(due[i + Self.fetchAhead].timer) }
+                prefetchAhead(due, i)
                 let timer = due[i].timer.takeUnretainedValue()
                 due[i].epoch = timer.withSchedule { s -> UInt32 in
                     s.firing = true
@@ -205,7 +205,7 @@ extension Loop {
         }
         let insight = self.insight
         for (i, firing) in due.enumerated() {
-            if i + Self.fetchAhead < due.count { prefetch(due[i + Self.fetchAhead].timer) }
+            prefetchAhead(due, i)
             // The pass's reference, dropped as soon as the timer is done
             // (while its memory is still in cache).
             let timer = firing.timer.takeRetainedValue()
@@ -262,13 +262,10 @@ package struct DueTimer {
     package var epoch: UInt32
 }
 
-extension Loop {
-    /// How many timers ahead `fireDueTimers` fetches.
-    fileprivate static let fetchAhead = 4
-}
-
-/// Starts loading an object's first cache line.
+/// Starts loading the timer a few places after `i` in `due` (its first
+/// cache line), while `due[i]` is handled.
 @inline(__always)
-private func prefetch(_ object: Unmanaged<LoopTimer>) {
-    rl_prefetch(object.toOpaque())
+private func prefetchAhead(_ due: [DueTimer], _ i: Int) {
+    let ahead = i + 4
+    if ahead < due.count { rl_prefetch(due[ahead].timer.toOpaque()) }
 }

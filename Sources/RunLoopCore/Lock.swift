@@ -78,19 +78,19 @@ package final class Locked<State>: @unchecked Sendable {
     }
 }
 
-/// Small per-object state (a timer's schedule, an item's loop
-/// memberships) is guarded by one of a fixed set of shared mutexes, chosen
-/// by the owner's address: no mutex and no box per object (a private
-/// pthread mutex would cost two allocations each).  Two objects may share a
-/// stripe, so a holder must never take another stripe or a loop's lock: the
-/// critical sections are a few loads and stores.  Lock order: a loop's
+/// Shared mutexes, one per cache line, for small per-object state (a
+/// timer's schedule, an item's loop memberships): an object's state is
+/// guarded by the one its address picks, so there is no mutex and no box
+/// per object (a private pthread mutex would cost two allocations each).
+/// Two objects may share a stripe, so a holder must never take another
+/// stripe or a loop's lock: the critical sections are a few loads and
+/// stores.  Lock order: a loop's
 /// lock, then a stripe.
 ///
 /// The owner keeps the state in a stored property and touches it only
 /// inside `withLock`'s body, so every Swift access to it (which
 /// ThreadSanitizer sees as a read or write of the whole property) happens
 /// under the stripe.
-/// The shared mutexes, one per cache line.
 package enum Stripes {
     /// Runs `body` holding `owner`'s stripe.
     @inline(__always)

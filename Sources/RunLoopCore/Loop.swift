@@ -99,26 +99,22 @@ package final class Loop: Handled, @unchecked Sendable {
     package var sourcesByHash = SourceIndex()
     /// Sources signalled since the last pass (may hold stale duplicates).
     package var pending: [Source] = [] {
-        didSet {
-            if pendingHint.load(ordering: .relaxed) == pending.isEmpty {
-                pendingHint.store(!pending.isEmpty, ordering: .releasing)
-            }
-        }
+        didSet { Self.setHint(pendingHint, !pending.isEmpty) }
     }
     package var blocks: [QueuedBlock] = [] {
-        // Stored only on a change: a producer queuing into a non-empty
-        // queue does not write the line the loop's thread polls.
-        didSet {
-            if blocksHint.load(ordering: .relaxed) == blocks.isEmpty {
-                blocksHint.store(!blocks.isEmpty, ordering: .releasing)
-            }
-        }
+        didSet { Self.setHint(blocksHint, !blocks.isEmpty) }
     }
     /// Whether `pending` / `blocks` are non-empty, readable without the
     /// lock: a pass skips them cheaply.  A producer sets them under the
     /// lock before its wake-up, so the pass after that wake-up sees them.
     package let pendingHint = Atomic<Bool>(false)
     package let blocksHint = Atomic<Bool>(false)
+
+    /// Stores a hint only when it changes: a producer adding to a
+    /// non-empty list does not write the line the loop's thread polls.
+    private static func setHint(_ hint: borrowing Atomic<Bool>, _ value: Bool) {
+        if hint.load(ordering: .relaxed) != value { hint.store(value, ordering: .releasing) }
+    }
     /// An emptied array with capacity, swapped with `blocks` by the loop's
     /// thread so a pass runs queued work without allocating.  Loop thread only.
     package var spareBlocks: [QueuedBlock] = []
@@ -384,7 +380,7 @@ package final class Loop: Handled, @unchecked Sendable {
             item.untie()
         case .timer(let timer):
             guard let placement = timer.placements.remove(from: mode) else { return }
-            _ = mode.removeTimer(slot: placement.slot)  // `deferred` holds it until unlocked
+            mode.removeTimer(slot: placement.slot)  // `deferred` holds it until unlocked
             item.untie()
         }
         deferred.release(item.object)

@@ -22,8 +22,8 @@ package final class Mode {
     /// none, while it fires).  Heap entries name slots, so an entry is
     /// checked without touching the timer (see isLive).  The slots hold the
     /// mode's references to its timers.
-    package private(set) var timerSlots: [LoopTimer?] = []
-    package private(set) var timerSeqs: [UInt64] = []
+    private var timerSlots: [LoopTimer?] = []
+    private var timerSeqs: [UInt64] = []
     private var freeTimerSlots: [Int] = []
     package private(set) var timerCount = 0 {
         didSet { timerHint.store(timerCount, ordering: .releasing) }
@@ -104,16 +104,15 @@ package final class Mode {
         return timerSlots.count - 1
     }
 
-    /// Empties a slot (its heap entry goes stale); returns the reference
-    /// it held, for the caller to drop once the loop's lock is released.
-    package func removeTimer(slot: Int) -> LoopTimer {
-        let timer = timerSlots[slot]!
+    /// Empties a slot (its heap entry goes stale) and drops the mode's
+    /// reference: the caller holds one of its own until the loop's lock is
+    /// released (a timer's last release must not run under it).
+    package func removeTimer(slot: Int) {
         timerSlots[slot] = nil
         timerSeqs[slot] = 0
         freeTimerSlots.append(slot)
         timerCount -= 1
         compactTimersIfSparse()
-        return timer
     }
 
     package func timer(at slot: Int) -> LoopTimer { timerSlots[slot]! }

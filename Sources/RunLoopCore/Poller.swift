@@ -133,16 +133,15 @@ package final class Poller: @unchecked Sendable {
 
     /// Makes the loop's current or next sleep return.  Any thread.
     package func wakeUp() {
-        guard !Self.wakeUpWithoutSyscall(state) else { return }
-        var current = state.load()
-        // nil: the word is not the loop's (its handle is gone).
-        while let value = current, !Self.wakeUpIsRedundant(value) {
-            let (done, now) = state.compareExchange(expected: value, desired: Self.pending)
-            if done {
-                if value == Self.asleep { _ = rl_eventfd_signal(wakeFD) }
+        // Otherwise the loop is asleep (or the word is no longer the
+        // loop's: its handle is gone, nothing to wake): asleep → pending,
+        // and the eventfd.  A state that changed meanwhile is looked at again.
+        while !Self.wakeUpWithoutSyscall(state) {
+            guard state.load() == Self.asleep else { return }
+            if state.compareExchange(expected: Self.asleep, desired: Self.pending).exchanged {
+                _ = rl_eventfd_signal(wakeFD)
                 return
             }
-            current = now
         }
     }
 

@@ -274,7 +274,7 @@ package final class Source: Handled, @unchecked Sendable {
     /// wait set at once.
     package func setInterest(_ events: UInt32) {
         guard isVersion1, interestBits.exchange(events, ordering: .acquiringAndReleasing) != events else { return }
-        for loop in withLoops { $0.all } { loop.descriptorsChanged(self) }
+        for loop in withLoops({ $0.all }) { loop.descriptorsChanged(self) }
     }
 
     /// Called on the loop's thread when the descriptor is ready.

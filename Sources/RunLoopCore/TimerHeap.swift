@@ -66,8 +66,9 @@ package struct TimerHeap {
     /// Drops every entry for which `isLive` is false and re-heapifies.
     package mutating func compact(keeping isLive: (Entry) -> Bool) {
         entries.removeAll { !isLive($0) }
-        var i = entries.count / Self.arity + 1
-        while i > 0 { i -= 1; if i < entries.count { siftDown(i) } }
+        guard entries.count > 1 else { return }
+        // From the last entry's parent up to the root.
+        for i in stride(from: (entries.count - 2) / Self.arity, through: 0, by: -1) { siftDown(i) }
     }
 
     // Both sifts move a hole instead of swapping: one write per level.

@@ -69,7 +69,7 @@ extension Loop {
         if pending.count == 1 {
             let source = pending[0]
             let id = ObjectIdentifier(source)
-            guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else {
+            guard isStillPendingLocked(source) else {
                 pending.removeAll(keepingCapacity: true)
                 return
             }
@@ -82,7 +82,7 @@ extension Loop {
         var seen = Set<ObjectIdentifier>()
         for source in pending {
             let id = ObjectIdentifier(source)
-            guard source.isSignalled, source.isValid, source.modeCount(in: self) > 0 else { continue }
+            guard isStillPendingLocked(source) else { continue }
             if mode.sources[id] == nil {
                 later.append(source)
             } else if seen.insert(id).inserted {
@@ -90,5 +90,11 @@ extension Loop {
             }
         }
         pending = later
+    }
+
+    /// Whether a `pending` entry still counts: signalled, valid, and in one
+    /// of this loop's modes (otherwise it is a stale duplicate).  Lock held.
+    private func isStillPendingLocked(_ source: Source) -> Bool {
+        source.isSignalled && source.isValid && source.modeCount(in: self) > 0
     }
 }

@@ -123,17 +123,6 @@ func mallocCString(_ string: String) -> UnsafeMutablePointer<CChar>? {
     string.withCString { strdup($0) }
 }
 
-/// Reads and frees a string returned by a context's copyDescription.
-func takeDescription(_ copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?,
-                     _ info: UnsafeRawPointer?) -> (() -> String?)? {
-    guard let copy else { return nil }
-    return {
-        guard let text = copy(info) else { return nil }
-        defer { free(text) }
-        return String(cString: text)
-    }
-}
-
 @inline(__always) func cBool(_ value: Bool) -> RLBoolean { value ? 1 : 0 }
 
 /// A C block copied to the heap, released when this box goes.
