@@ -79,10 +79,17 @@ package final class HandleTable: @unchecked Sendable {
     package static let pageSize = 1 << pageBits
     package static let maxPages = 1 << 14
 
-    /// Page pointers; written under `allocation`, read lock-free.
+    /// Page pointers; written under `pageLock`, read lock-free.
     private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    /// Free slot indexes and the high-water mark.
-    private let allocation = Locked<(free: [UInt32], next: UInt32)>(([], 0))
+    private let pageLock = Lock()
+    /// The free slots: a lock-free stack linked through the free slots'
+    /// object words (each holds the next index + 1, 0 for none).  The head
+    /// is `tag(32) | index + 1 (32)`, 0 when empty; the tag changes on every
+    /// push and pop, so a pop that read a slot's link before another thread
+    /// popped and pushed that slot again fails its compare-and-swap (ABA).
+    private let freeHead = Atomic<UInt64>(0)
+    /// The first slot never used.
+    private let nextFresh = Atomic<UInt32>(0)
 
     private init() {
         pages = .allocate(capacity: Self.maxPages)
@@ -103,13 +110,15 @@ package final class HandleTable: @unchecked Sendable {
         return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + p)
     }
 
+    // A slot's state word and object word are adjacent (a pin reads both,
+    // a release writes both: one cache line).
+
     private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
-        (page + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
+        (page + Int(index & UInt32(Self.pageSize - 1)) * 16).assumingMemoryBound(to: UInt64.self)
     }
 
     private static func objectPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
-        (page + Self.pageSize * 8 + Int(index & UInt32(Self.pageSize - 1)) * 8)
-            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        (page + Int(index & UInt32(Self.pageSize - 1)) * 16 + 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
     /// The hot words have an array of their own: a reader of one does not
@@ -139,23 +148,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Returns false when the table is full.
     @discardableResult
     package func register(_ object: Handled) -> Bool {
-        let slot: (index: UInt32, page: UnsafeMutableRawPointer)? = allocation.withLock { a in
-            let index: UInt32
-            if let reused = a.free.popLast() {
-                index = reused
-            } else {
-                guard Int(a.next) < Self.maxPages * Self.pageSize else { return nil }
-                index = a.next
-                a.next += 1
-                if Int(index) & (Self.pageSize - 1) == 0 {
-                    let bytes = Self.pageSize * 24  // states, objects, hot words
-                    let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-                    fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-                    rl_atomic_store_ptr(pages + (Int(index) >> Self.pageBits), fresh)
-                }
-            }
-            return (index, Self.page(index)!)
-        }
+        let slot = takeSlot()
         guard let slot else {
             object.hot = .own(object.initialHot)
             object.ownsHot = true
@@ -170,9 +163,55 @@ package final class HandleTable: @unchecked Sendable {
         rl_atomic_store(Self.hotPtr(slot.page, slot.index), stamp | UInt64(object.initialHot))
         object.hot = HotWord(word: Self.hotPtr(slot.page, slot.index), stamp: stamp)
         object.registered()
-        Self.objectPtr(slot.page, slot.index).pointee = Unmanaged.passRetained(object).toOpaque()
+        rl_atomic_store_ptr(Self.objectPtr(slot.page, slot.index), Unmanaged.passRetained(object).toOpaque())
         rl_atomic_store(state, generation << 40 | UInt64(object.kind.rawValue) << 32 | 1)
         return true
+    }
+
+    /// A free slot (from the stack, else a fresh one); nil when the table
+    /// is full.  Lock-free except when a fresh slot opens a new page.
+    private func takeSlot() -> (index: UInt32, page: UnsafeMutableRawPointer)? {
+        var head = freeHead.load(ordering: .acquiring)
+        while head & 0xFFFF_FFFF != 0 {
+            let index = UInt32(truncatingIfNeeded: head) - 1
+            let page = Self.page(index)!
+            let link = UInt64(UInt(bitPattern: rl_atomic_load_ptr(Self.objectPtr(page, index))))
+            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | link
+            let (exchanged, seen) = freeHead.compareExchange(expected: head, desired: desired,
+                                                             ordering: .acquiringAndReleasing)
+            if exchanged { return (index, page) }
+            head = seen
+        }
+        var index = nextFresh.load(ordering: .relaxed)
+        while true {
+            guard Int(index) < Self.maxPages * Self.pageSize else { return nil }
+            let (exchanged, seen) = nextFresh.compareExchange(expected: index, desired: index + 1, ordering: .relaxed)
+            if exchanged { break }
+            index = seen
+        }
+        if let page = Self.page(index) { return (index, page) }
+        return pageLock.withLock {
+            let p = Int(index) >> Self.pageBits
+            if let page = Self.page(index) { return (index, page) }  // another thread made it
+            let bytes = Self.pageSize * 24  // state and object words, then hot words
+            let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+            fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+            rl_atomic_store_ptr(pages + p, fresh)
+            return (index, fresh)
+        }
+    }
+
+    /// Pushes a retired slot on the free stack.
+    private func freeSlot(_ index: UInt32, _ page: UnsafeMutableRawPointer) {
+        let link = Self.objectPtr(page, index)
+        var head = freeHead.load(ordering: .relaxed)
+        while true {
+            rl_atomic_store_ptr(link, UnsafeMutableRawPointer(bitPattern: UInt(head & 0xFFFF_FFFF)))
+            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | UInt64(index + 1)
+            let (exchanged, seen) = freeHead.compareExchange(expected: head, desired: desired, ordering: .releasing)
+            if exchanged { return }
+            head = seen
+        }
     }
 
     package enum LookupError: Error { case null, stale, wrongType }
@@ -298,10 +337,8 @@ package final class HandleTable: @unchecked Sendable {
             // The hot word is no longer the object's: from here a peek
             // through the stale handle fails, and the object's own writes do.
             rl_atomic_store(Self.hotPtr(page, index), 0)
-            let slot = Self.objectPtr(page, index)
-            let unmanaged = Unmanaged<Handled>.fromOpaque(slot.pointee!)
-            slot.pointee = nil
-            allocation.withLock { $0.free.append(index) }
+            let unmanaged = Unmanaged<Handled>.fromOpaque(rl_atomic_load_ptr(Self.objectPtr(page, index))!)
+            freeSlot(index, page)
             let object = unmanaged.takeRetainedValue()
             object.finalize()
         }

@@ -186,21 +186,23 @@ extension Loop {
         var due = spareDueTimers
         spareDueTimers = []
         lock.withLock {
-            while let entry = mode.popDueTimer(now: now) {
-                due.append(DueTimer(timer: .passRetained(mode.timer(at: entry.slot)), deadline: entry.deadline, epoch: 0))
+            // The mode's reference keeps each popped timer alive while the
+            // lock is held; the timers themselves are not touched yet.
+            while let (entry, timer) = mode.popDueTimer(now: now) {
+                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: 0))
             }
             // Then each popped timer, fetched a few ahead (a burst of due
-            // timers is scattered in memory: this is where it would wait).
+            // timers is scattered in memory: this is where it would wait):
+            // the pass takes a reference of its own, and while it fires the
+            // timer is due in none of its modes (a nested run must not fire
+            // it again).
             for i in due.indices {
                 prefetchAhead(due, i)
-                let timer = due[i].timer.takeUnretainedValue()
-                due[i].epoch = timer.withSchedule { s -> UInt32 in
-                    s.firing = true
-                    return s.epoch
-                }
-                // While it fires it is due in none of its modes (a nested
-                // run must not fire it again).
-                timer.placements.forEach { mode, slot in mode.unscheduleTimer(slot: slot) }
+                let timer = due[i].timer.retain().takeUnretainedValue()
+                timer.firing = true
+                // Only a repeating timer needs to know whether its callout moved it.
+                if timer.repeats { due[i].epoch = timer.withSchedule { $0.epoch } }
+                timer.placements.forEach { other, slot in if other !== mode { other.unscheduleTimer(slot: slot) } }
             }
         }
         let insight = self.insight
@@ -218,34 +220,39 @@ extension Loop {
                 timer.fire()
                 _ = insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
             }
-            reschedule(timer, firedAtEpoch: firing.epoch)
+            if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
         }
         due.removeAll(keepingCapacity: true)
         spareDueTimers = due
     }
 
-    /// After a timer's callout: a one-shot timer is invalidated (in the
-    /// same lock hold: removed from its modes, then its info released); a
-    /// repeating one is scheduled again in all its modes.
+    /// After a repeating timer's callout: it is scheduled again in all its
+    /// modes, at the date its callout set or on its original grid.
     private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt32) {
-        // Only a repeating timer needs the time (to skip missed slots).
-        let now = timer.repeats ? Clock.monotonicNow() : 0
-        var deferred = Deferred()
-        let expired: Bool = lock.withLock {
+        let now = Clock.monotonicNow()  // to skip missed slots
+        lock.withLock {
+            timer.firing = false
             let next = timer.withSchedule { s -> UInt64? in
-                s.firing = false
-                guard timer.isValid, s.loop === self, timer.repeats else { return nil }
+                guard timer.isValid, s.loop === self else { return nil }
                 if s.epoch == epoch {
                     let slots = LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
                     if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
                 }
                 return s.deadline
             }
-            if let next {
-                scheduleTimerLocked(timer, at: next)
-                return false
-            }
-            guard !timer.repeats, timer.markInvalid() else { return false }
+            if let next { scheduleTimerLocked(timer, at: next) }
+        }
+    }
+
+    /// After a one-shot timer's callout: it is invalidated, even if the
+    /// callout moved it (as in CF): removed from its modes in one lock
+    /// hold, then its info released.  Nothing to do if the callout
+    /// invalidated it.
+    private func expire(_ timer: LoopTimer) {
+        var deferred = Deferred()
+        let expired: Bool = lock.withLock {
+            timer.firing = false
+            guard timer.markInvalid() else { return false }
             removeTimerEverywhereLocked(timer, &deferred)
             return true
         }
@@ -262,10 +269,12 @@ package struct DueTimer {
     package var epoch: UInt32
 }
 
-/// Starts loading the timer a few places after `i` in `due` (its first
-/// cache line), while `due[i]` is handled.
+/// Starts loading the timer a few places after `i` in `due` (all of its
+/// cache lines), while `due[i]` is handled.
 @inline(__always)
 private func prefetchAhead(_ due: [DueTimer], _ i: Int) {
     let ahead = i + 4
-    if ahead < due.count { rl_prefetch(due[ahead].timer.toOpaque()) }
+    guard ahead < due.count else { return }
+    let object = due[ahead].timer.toOpaque()
+    for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer is ~200 bytes
 }

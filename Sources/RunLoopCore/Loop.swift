@@ -33,8 +33,8 @@ package struct LoopTie {
         memberships += 1
     }
 
-    package mutating func leave() {
-        memberships -= 1
+    package mutating func leave(times: Int32 = 1) {
+        memberships -= times
         if memberships == 0 { loop = nil }
     }
 }
@@ -280,8 +280,20 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The same for a timer (no type test): it knows its modes, so no walk
     /// over every mode either.
     package func removeTimerEverywhereLocked(_ timer: LoopTimer, _ deferred: inout Deferred) {
-        if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred) }
-        while let mode = timer.placements.anyMode { eraseLocked(.timer(timer), from: mode, &deferred) }
+        let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
+        // One stripe hold: it is still this loop's (a callout may have
+        // moved it to another loop, whose lock guards its placements then),
+        // and it leaves every membership here.
+        let owned = timer.withSchedule { s -> Bool in
+            guard s.loop === self else { return false }
+            s.tie.leave(times: Int32(timer.placements.count) + (common ? 1 : 0))
+            return true
+        }
+        guard owned else { return }
+        if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
+        while let placement = timer.placements.removeAny() {
+            deferred.release(owned: placement.mode.takeUnretainedValue().removeTimer(slot: placement.slot))
+        }
     }
 
     // An item belongs to this loop while it is in one of its modes or in its
@@ -303,10 +315,10 @@ package final class Loop: Handled, @unchecked Sendable {
 
     /// Takes an item out of the common items (not out of the modes); the
     /// reference drop is deferred.  Lock held.
-    private func dropCommonLocked(_ id: ObjectIdentifier, _ deferred: inout Deferred) -> ModeItem? {
+    private func dropCommonLocked(_ id: ObjectIdentifier, _ deferred: inout Deferred, untie: Bool = true) -> ModeItem? {
         guard let item = commonItems.removeValue(forKey: id) else { return nil }
         commonItemOrder.removeAll { $0 == id }
-        commonLeftLocked(item)
+        if untie { commonLeftLocked(item) }
         deferred.release(item.object)
         return item
     }
@@ -325,6 +337,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// Puts an item into one concrete mode.  Lock held; the schedule
     /// callout and nothing else is deferred.
     private func insertLocked(_ item: ModeItem, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        if case .timer(let timer) = item { return insertTimerLocked(timer, into: name, &deferred) }
         if let failure = ownershipFailure(item) { return .failure(failure) }
         let mode = modeLocked(name)
         let id = item.id
@@ -341,21 +354,36 @@ package final class Loop: Handled, @unchecked Sendable {
             guard !mode.containsObserver(observer) else { return .success(()) }
             item.tie(to: self)
             mode.insertObserver(observer, added: nextSequence())
-        case .timer(let timer):
-            guard timer.placements.placement(in: mode) == nil else { return .success(()) }
-            // Tied to this loop (item.tie) in the same lock hold as the read.
-            let (deadline, firing) = timer.withSchedule { s in
-                s.tie.join(self)
-                return (s.deadline, s.firing)
-            }
-            let slot = mode.insertTimer(timer)
-            timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
-            // A firing timer is scheduled in all its modes after its callout.
-            if !firing { mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence()) }
-            // A loop asleep in this mode must re-arm for the new timer.
-            if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+        case .timer:
+            return .success(())  // not reached: insertTimerLocked, above
         }
         item.object.retainRef()
+        return .success(())
+    }
+
+    /// `insertLocked` for a timer: the ownership check and the tie to this
+    /// loop are one stripe hold.
+    private func insertTimerLocked(_ timer: LoopTimer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        guard timer.isValid else { return .failure(.invalidItem) }
+        // Tied to this loop in the same hold as the check and the read.
+        let deadline: UInt64? = timer.withSchedule { s in
+            guard s.tie.allows(self) else { return nil }
+            s.tie.join(self)
+            return s.deadline
+        }
+        guard let deadline else { return .failure(.wrongLoop) }
+        let mode = modeLocked(name)
+        guard timer.placements.placement(in: mode) == nil else {
+            timer.withSchedule { $0.tie.leave(times: 1) }  // already there: no new membership
+            return .success(())
+        }
+        let slot = mode.insertTimer(timer)
+        timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
+        // A firing timer is scheduled in all its modes after its callout.
+        if !timer.firing { mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence()) }
+        // A loop asleep in this mode must re-arm for the new timer.
+        if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+        timer.retainRef()
         return .success(())
     }
 
@@ -380,8 +408,10 @@ package final class Loop: Handled, @unchecked Sendable {
             item.untie()
         case .timer(let timer):
             guard let placement = timer.placements.remove(from: mode) else { return }
-            mode.removeTimer(slot: placement.slot)  // `deferred` holds it until unlocked
+            // `deferred` takes over the mode's reference, dropped once unlocked.
+            deferred.release(owned: mode.removeTimer(slot: placement.slot))
             item.untie()
+            return
         }
         deferred.release(item.object)
     }
@@ -402,8 +432,8 @@ package final class Loop: Handled, @unchecked Sendable {
         let affectsCurrent: Bool = lock.withLock {
             // A firing timer is rescheduled after its callout (which keeps
             // the new date).  It may have left this loop meanwhile.
-            let (deadline, firing, loop) = timer.withSchedule { ($0.deadline, $0.firing, $0.loop) }
-            guard !firing, loop === self else { return false }
+            let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
+            guard !timer.firing, loop === self else { return false }
             scheduleTimerLocked(timer, at: deadline)
             return runs.last.map { timer.placements.placement(in: $0.mode) != nil } ?? false
         }
@@ -414,7 +444,7 @@ package final class Loop: Handled, @unchecked Sendable {
     package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
             guard let mode = existingModeLocked(name), let entry = mode.earliestTimer() else { return 0 }
-            return mode.timer(at: entry.slot).nextFireDate
+            return mode.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.nextFireDate }
         }
     }
 

@@ -17,13 +17,17 @@ package final class Mode {
     /// loop's lock, so a pass skips locking for what the mode lacks.
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
-    /// Its timers, in slots: a timer's placement records its slot, and
-    /// `timerSeqs[slot]` the sequence number of its live heap entry (0:
-    /// none, while it fires).  Heap entries name slots, so an entry is
-    /// checked without touching the timer (see isLive).  The slots hold the
-    /// mode's references to its timers.
-    private var timerSlots: [LoopTimer?] = []
-    private var timerSeqs: [UInt64] = []
+    /// Its timers, in slots: a timer's placement records its slot, and the
+    /// slot the sequence number of its live heap entry (0: none, while it
+    /// fires).  Heap entries name slots, so an entry is checked without
+    /// touching the timer (see isLive), and the check and the timer share
+    /// one cache line.  A slot holds the mode's reference to its timer,
+    /// taken and dropped by hand (see insertTimer/removeTimer).
+    private struct TimerSlot {
+        var timer: Unmanaged<LoopTimer>?
+        var seq: UInt64
+    }
+    private var timerSlots: [TimerSlot] = []
     private var freeTimerSlots: [Int] = []
     package private(set) var timerCount = 0 {
         didSet { timerHint.store(timerCount, ordering: .releasing) }
@@ -95,44 +99,47 @@ package final class Mode {
     /// Takes a reference to `timer`; returns its slot.
     package func insertTimer(_ timer: LoopTimer) -> Int {
         timerCount += 1
-        if let slot = freeTimerSlots.popLast() {
-            timerSlots[slot] = timer
-            return slot
+        let slot = TimerSlot(timer: .passRetained(timer), seq: 0)
+        if let free = freeTimerSlots.popLast() {
+            timerSlots[free] = slot
+            return free
         }
-        timerSlots.append(timer)
-        timerSeqs.append(0)
+        timerSlots.append(slot)
         return timerSlots.count - 1
     }
 
-    /// Empties a slot (its heap entry goes stale) and drops the mode's
-    /// reference: the caller holds one of its own until the loop's lock is
+    /// Empties a slot (its heap entry goes stale) and hands the mode's
+    /// reference to the caller, who drops it once the loop's lock is
     /// released (a timer's last release must not run under it).
-    package func removeTimer(slot: Int) {
-        timerSlots[slot] = nil
-        timerSeqs[slot] = 0
+    package func removeTimer(slot: Int) -> Unmanaged<LoopTimer> {
+        let timer = timerSlots[slot].timer!
+        timerSlots[slot] = TimerSlot(timer: nil, seq: 0)
         freeTimerSlots.append(slot)
         timerCount -= 1
         compactTimersIfSparse()
+        return timer
     }
 
-    package func timer(at slot: Int) -> LoopTimer { timerSlots[slot]! }
+    /// The timer in `slot`, with no reference of its own: valid while the
+    /// loop's lock is held and the timer stays in the slot.
+    package func timer(at slot: Int) -> Unmanaged<LoopTimer> { timerSlots[slot].timer! }
 
-    package var allTimers: [LoopTimer] { timerSlots.compactMap { $0 } }
+    package var allTimers: [LoopTimer] { timerSlots.compactMap { $0.timer?.takeUnretainedValue() } }
 
     /// Schedules the timer in `slot` at `deadline`; `seq` (from the loop's
     /// counter) orders equal deadlines and retires its previous entry.
     package func scheduleTimer(slot: Int, deadline: UInt64, seq: UInt64) {
-        timerSeqs[slot] = seq
+        timerSlots[slot].seq = seq
         heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
         compactTimersIfSparse()
     }
 
     /// Retires the timer's entry: it fires nowhere until scheduled again.
-    package func unscheduleTimer(slot: Int) { timerSeqs[slot] = 0 }
+    package func unscheduleTimer(slot: Int) { timerSlots[slot].seq = 0 }
 
     /// True if the entry is still its timer's current schedule in this mode.
     @inline(__always)
-    package func isLive(_ entry: TimerHeap.Entry) -> Bool { timerSeqs[entry.slot] == entry.seq }
+    package func isLive(_ entry: TimerHeap.Entry) -> Bool { timerSlots[entry.slot].seq == entry.seq }
 
     /// The earliest live entry, dropping stale ones from the top.
     package func earliestTimer() -> TimerHeap.Entry? {
@@ -143,11 +150,13 @@ package final class Mode {
         return nil
     }
 
-    /// Removes and returns the earliest live entry due by `now`.
-    package func popDueTimer(now: UInt64) -> TimerHeap.Entry? {
+    /// Removes the earliest live entry due by `now` and retires it (see
+    /// unscheduleTimer); returns it with its timer.
+    package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
         guard let top = earliestTimer(), top.deadline <= now else { return nil }
         heap.pop()
-        return top
+        timerSlots[top.slot].seq = 0  // the slot's line is in cache from isLive
+        return (top, timerSlots[top.slot].timer!)
     }
 
     /// When the loop must wake for this mode's timers.  Each timer may fire
@@ -164,7 +173,8 @@ package final class Mode {
     /// entries count as their deadline (at worst an early wake-up).
     private func windowEnd(_ entry: TimerHeap.Entry) -> UInt64 {
         guard isLive(entry) else { return entry.deadline }
-        let (sum, overflow) = entry.deadline.addingReportingOverflow(timerSlots[entry.slot]!.windowNs)
+        let (sum, overflow) = entry.deadline.addingReportingOverflow(
+            timerSlots[entry.slot].timer!._withUnsafeGuaranteedRef { $0.windowNs })
         return overflow ? Clock.never : sum
     }
 
@@ -176,7 +186,6 @@ package final class Mode {
     /// Forgets every timer (teardown, after each was removed).
     package func resetTimers() {
         timerSlots = []
-        timerSeqs = []
         freeTimerSlots = []
         timerCount = 0
         heap = TimerHeap()

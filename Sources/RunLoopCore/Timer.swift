@@ -15,8 +15,6 @@ package struct TimerSchedule {
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
     package var deadline: UInt64
     package var tolerance: Double = 0
-    /// True while its callout runs (so a nested run does not fire it).
-    package var firing = false
 }
 
 /// Which modes of its loop hold a timer, and the timer's slot in each
@@ -41,6 +39,7 @@ package struct TimerPlacements {
     private var others: [Placement] = []
 
     package var isEmpty: Bool { first == nil }
+    package var count: Int { first == nil ? 0 : 1 + others.count }
 
     package func placement(in mode: Mode) -> Placement? {
         let key = Unmanaged.passUnretained(mode).toOpaque()
@@ -59,6 +58,13 @@ package struct TimerPlacements {
 
     package mutating func insert(_ placement: Placement) {
         if first == nil { first = placement } else { others.append(placement) }
+    }
+
+    /// Removes and returns one placement (the last), nil when none is left.
+    package mutating func removeAny() -> Placement? {
+        if let last = others.popLast() { return last }
+        defer { first = nil }
+        return first
     }
 
     package mutating func remove(from mode: Mode) -> Placement? {
@@ -116,6 +122,11 @@ package final class LoopTimer: Handled, @unchecked Sendable {
 
     private let valid = Atomic<Bool>(true)
     private let infoReleased = Atomic<Bool>(false)
+    /// True while its callout runs (so a nested run does not fire it, and
+    /// a move or an add waits for the reschedule after the callout).
+    /// Written by the firing loop's thread under its lock; read under the
+    /// lock of the loop the timer is added to or moved in.
+    private let firingFlag = Atomic<Bool>(false)
     /// How late it may fire (ns): its tolerance, at most half its interval
     /// if it repeats.  Readable without any lock (the loop reads it while
     /// choosing when to wake).
@@ -150,6 +161,10 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// The interval in ns (at least 1), 0 if it does not repeat.
     package var intervalNs: UInt64 { repeats ? max(1, Clock.nanoseconds(interval)) : 0 }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
+    package var firing: Bool {
+        get { firingFlag.load(ordering: .relaxed) }
+        set { firingFlag.store(newValue, ordering: .relaxed) }
+    }
     package var owner: Loop? { withSchedule { $0.loop } }
     package var nextFireDate: Double { withSchedule { $0.fireDate } }
 

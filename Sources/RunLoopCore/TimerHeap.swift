@@ -22,7 +22,7 @@ package struct TimerHeap {
 
         @inline(__always)
         package func precedes(_ other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : seq < other.seq
+            deadline < other.deadline || (deadline == other.deadline && seq < other.seq)
         }
     }
 
@@ -37,13 +37,50 @@ package struct TimerHeap {
         siftUp(entries.count - 1)
     }
 
+    /// Removes the top entry.  Bottom-up: the hole left at the root
+    /// follows the smaller children down to a leaf (three comparisons a
+    /// level, none against the entry being placed), then the last entry
+    /// goes in at the hole and sifts up, which for the heap's largest
+    /// entries usually ends at once.
     @discardableResult
     package mutating func pop() -> Entry? {
-        guard !entries.isEmpty else { return nil }
-        entries.swapAt(0, entries.count - 1)
+        guard let top = entries.first else { return nil }
         let last = entries.removeLast()
-        if !entries.isEmpty { siftDown(0) }
-        return last
+        guard !entries.isEmpty else { return top }
+        entries.withUnsafeMutableBufferPointer { e in
+            let n = e.count
+            var hole = 0
+            while true {
+                let c = Self.arity * hole + 1
+                let best: Int
+                if c + 3 < n {
+                    // A tournament: the two pairs compare independently.
+                    let left = e[c + 1].precedes(e[c]) ? c + 1 : c
+                    let right = e[c + 3].precedes(e[c + 2]) ? c + 3 : c + 2
+                    best = e[right].precedes(e[left]) ? right : left
+                } else if c < n {
+                    var b = c
+                    var child = c + 1
+                    while child < n {
+                        if e[child].precedes(e[b]) { b = child }
+                        child += 1
+                    }
+                    best = b
+                } else {
+                    break
+                }
+                e[hole] = e[best]
+                hole = best
+            }
+            while hole > 0 {
+                let parent = (hole - 1) / Self.arity
+                guard last.precedes(e[parent]) else { break }
+                e[hole] = e[parent]
+                hole = parent
+            }
+            e[hole] = last
+        }
+        return top
     }
 
     /// The earliest window end among the entries, given `bound`, the
