@@ -346,7 +346,7 @@ package final class Loop: Handled, @unchecked Sendable {
             guard mode.sources[id] == nil else { return .success(()) }
             mode.insertSource(source)
             if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
-            let count = source.updateMembership(in: self) { $0.modes += 1 }.modes
+            let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
             if source.isSignalled { pending.append(source) }
             if source.hasSchedule { deferred.call { source.schedule(self, name) } }
@@ -400,7 +400,7 @@ package final class Loop: Handled, @unchecked Sendable {
         case .source(let source):
             guard mode.removeSource(source) else { return }
             if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
-            let count = source.updateMembership(in: self) { $0.modes -= 1 }.modes
+            let count = source.updateMembership(in: self) { $0.left() }.modes
             if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
             if source.hasCancel { deferred.call { source.cancel(self, name) } }
         case .observer(let observer):

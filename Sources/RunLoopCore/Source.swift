@@ -49,7 +49,24 @@ package struct SourceLoops {
         package let loop: Loop
         package var modes = 0
         package var common = false
+        /// The mode holding it while it is in exactly one mode of the loop
+        /// and that mode is known (set when the count becomes 1 by an add;
+        /// nil after a removal leaves one): a pass checks a pending source
+        /// against its mode without the mode's dictionary.
+        package var soleMode: Unmanaged<Mode>?
         var isEmpty: Bool { modes == 0 && !common }
+
+        /// Counts an add to `mode`.
+        package mutating func entered(_ mode: Mode) {
+            modes += 1
+            soleMode = modes == 1 ? .passUnretained(mode) : nil
+        }
+
+        /// Counts a removal from a mode.
+        package mutating func left() {
+            modes -= 1
+            soleMode = nil
+        }
     }
     private var first: Membership?
     private var others: [Membership] = []
@@ -94,7 +111,9 @@ package final class Source: Handled, @unchecked Sendable {
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
     private let interestBits: Atomic<UInt32>
-    private let actions: SourceActions
+    // Declaration order is layout order: what signal() and a pass read
+    // (valid, signalSeq, loops) comes first, on the object's first lines,
+    // and the callbacks after them.
 
     private let valid = Atomic<Bool>(true)
     // Pending: `hot` is 1 from `signal()` until the loop claims the perform
@@ -153,6 +172,7 @@ package final class Source: Handled, @unchecked Sendable {
     /// The loops holding it (see SourceLoops).  A loop's lock may be held
     /// while taking this one, never the reverse.
     private var loops = SourceLoops()
+    private let actions: SourceActions
 
     /// Reads or edits the memberships under the source's stripe.
     private func withLoops<T>(_ body: (inout SourceLoops) -> T) -> T { Stripes.withLock(self) { body(&loops) } }
@@ -315,6 +335,9 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// How many modes of `loop` hold it.
     package func modeCount(in loop: Loop) -> Int { withLoops { $0.membership(in: loop)?.modes ?? 0 } }
+
+    /// Its membership in `loop` (nil: none).
+    package func membership(in loop: Loop) -> SourceLoops.Membership? { withLoops { $0.membership(in: loop) } }
 
     /// Removes the source from every loop and mode (cancel runs for each)
     /// and makes it inert.  Idempotent.

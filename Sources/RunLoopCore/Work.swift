@@ -68,12 +68,11 @@ extension Loop {
         // The usual case, one pending source of this mode: no set, no sort.
         if pending.count == 1 {
             let source = pending[0]
-            let id = ObjectIdentifier(source)
-            guard isStillPendingLocked(source) else {
+            guard let inMode = pendingEntryLocked(source, mode) else {
                 pending.removeAll(keepingCapacity: true)
                 return
             }
-            guard mode.sources[id] != nil else { return }  // stays pending for its mode
+            guard inMode else { return }  // stays pending for its mode
             pending.removeAll(keepingCapacity: true)
             ready.append(source)
             return
@@ -81,20 +80,25 @@ extension Loop {
         var later: [Source] = []
         var seen = Set<ObjectIdentifier>()
         for source in pending {
-            let id = ObjectIdentifier(source)
-            guard isStillPendingLocked(source) else { continue }
-            if mode.sources[id] == nil {
+            guard let inMode = pendingEntryLocked(source, mode) else { continue }
+            if !inMode {
                 later.append(source)
-            } else if seen.insert(id).inserted {
+            } else if seen.insert(ObjectIdentifier(source)).inserted {
                 ready.append(source)
             }
         }
         pending = later
     }
 
-    /// Whether a `pending` entry still counts: signalled, valid, and in one
-    /// of this loop's modes (otherwise it is a stale duplicate).  Lock held.
-    private func isStillPendingLocked(_ source: Source) -> Bool {
-        source.isSignalled && source.isValid && source.modeCount(in: self) > 0
+    /// A `pending` entry: nil if it no longer counts (not signalled,
+    /// invalid, or in none of this loop's modes: a stale duplicate),
+    /// otherwise whether `mode` holds it.  A source in one mode knows which
+    /// (its membership's `soleMode`), so the usual check reads only the
+    /// source, not the mode's dictionary.  Lock held.
+    private func pendingEntryLocked(_ source: Source, _ mode: Mode) -> Bool? {
+        guard source.isSignalled, source.isValid, let membership = source.membership(in: self),
+              membership.modes > 0 else { return nil }
+        if let sole = membership.soleMode { return sole.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
+        return mode.sources[ObjectIdentifier(source)] != nil
     }
 }
