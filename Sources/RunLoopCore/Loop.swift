@@ -70,6 +70,8 @@ extension ModeItem {
 /// Why an add was refused.
 package enum AddFailure: Error {
     case wrongLoop, invalidItem, loopGone
+    /// The mode holds as many timers as it can (Mode.maxTimers).
+    case full
 }
 
 /// A run of the loop in progress (the innermost is the last).
@@ -373,14 +375,15 @@ package final class Loop: Handled, @unchecked Sendable {
         }
         guard let deadline else { return .failure(.wrongLoop) }
         let mode = modeLocked(name)
-        guard timer.placements.placement(in: mode) == nil else {
-            timer.withSchedule { $0.tie.leave(times: 1) }  // already there: no new membership
-            return .success(())
+        let already = timer.placements.placement(in: mode) != nil
+        guard !already, mode.timerCount < Mode.maxTimers else {
+            timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
+            return already ? .success(()) : .failure(.full)
         }
         let slot = mode.insertTimer(timer)
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A firing timer is scheduled in all its modes after its callout.
-        if !timer.firing { mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence()) }
+        if !timer.firing { mode.scheduleTimer(slot: slot, deadline: deadline) }
         // A loop asleep in this mode must re-arm for the new timer.
         if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
         timer.retainRef()
@@ -422,7 +425,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// it, each entry behind those already there (FIFO).  Lock held.
     package func scheduleTimerLocked(_ timer: LoopTimer, at deadline: UInt64) {
         timer.placements.forEach { mode, slot in
-            mode.scheduleTimer(slot: slot, deadline: deadline, seq: nextSequence())
+            mode.scheduleTimer(slot: slot, deadline: deadline)
         }
     }
 

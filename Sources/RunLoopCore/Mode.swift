@@ -1,3 +1,4 @@
+import CRunLoopShims
 import Synchronization
 
 /// One mode of one loop: the sources, observers and timers that fire when
@@ -32,7 +33,7 @@ package final class Mode {
     package private(set) var timerCount = 0 {
         didSet { timerHint.store(timerCount, ordering: .releasing) }
     }
-    package private(set) var heap = TimerHeap()
+    package let heap = TimerHeap()
 
     package init(name: ModeName) { self.name = name }
 
@@ -96,6 +97,10 @@ package final class Mode {
 
     // MARK: timers (all under the loop's lock)
 
+    /// The most timers a mode holds: slot numbers fit in a heap entry's
+    /// 26 bits (TimerHeap), as many as there are handles.
+    package static let maxTimers = 1 << TimerHeap.slotBits
+
     /// Takes a reference to `timer`; returns its slot.
     package func insertTimer(_ timer: LoopTimer) -> Int {
         timerCount += 1
@@ -126,12 +131,42 @@ package final class Mode {
 
     package var allTimers: [LoopTimer] { timerSlots.compactMap { $0.timer?.takeUnretainedValue() } }
 
-    /// Schedules the timer in `slot` at `deadline`; `seq` (from the loop's
-    /// counter) orders equal deadlines and retires its previous entry.
-    package func scheduleTimer(slot: Int, deadline: UInt64, seq: UInt64) {
+    /// Schedules the timer in `slot` at `deadline`, behind the entries
+    /// already there with the same deadline (FIFO); its previous entry is
+    /// retired.
+    package func scheduleTimer(slot: Int, deadline: UInt64) {
+        let seq = nextTimerSeq()
         timerSlots[slot].seq = seq
         heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
         compactTimersIfSparse()
+    }
+
+    /// The last sequence number given to an entry, and the largest one an
+    /// entry can hold (lowered by tests).
+    private var lastTimerSeq: UInt64 = 0
+    package var timerSeqLimit = TimerHeap.maxSeq
+
+    private func nextTimerSeq() -> UInt64 {
+        if lastTimerSeq >= timerSeqLimit { renumberTimers() }
+        lastTimerSeq += 1
+        return lastTimerSeq
+    }
+
+    /// Gives the live entries the numbers 1...n in their order (stale ones
+    /// go), so the counter starts again below the limit.  Once per 2^38
+    /// schedules of one mode: never in practice, but a long-lived busy
+    /// loop must not wrap and revive a stale entry.
+    private func renumberTimers() {
+        var live: [TimerHeap.Entry] = []
+        heap.forEach { if isLive($0) { live.append($0) } }
+        live.sort { $0.precedes($1) }
+        heap.rebuild { _ in nil }
+        for (i, old) in live.enumerated() {
+            let seq = UInt64(i + 1)
+            timerSlots[old.slot].seq = seq
+            heap.push(TimerHeap.Entry(deadline: old.deadline, seq: seq, slot: old.slot))  // in order: no sifting
+        }
+        lastTimerSeq = UInt64(live.count)
     }
 
     /// Retires the timer's entry: it fires nowhere until scheduled again.
@@ -153,10 +188,15 @@ package final class Mode {
     /// Removes the earliest live entry due by `now` and retires it (see
     /// unscheduleTimer); returns it with its timer.
     package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
-        guard let top = earliestTimer(), top.deadline <= now else { return nil }
-        heap.pop()
-        timerSlots[top.slot].seq = 0  // the slot's line is in cache from isLive
-        return (top, timerSlots[top.slot].timer!)
+        while let top = heap.top, top.deadline <= now {
+            // The entry's slot is loaded while the heap re-sorts.
+            timerSlots.withUnsafeBufferPointer { rl_prefetch($0.baseAddress! + top.slot) }
+            heap.pop()
+            guard isLive(top) else { continue }  // stale: dropped
+            timerSlots[top.slot].seq = 0
+            return (top, timerSlots[top.slot].timer!)
+        }
+        return nil
     }
 
     /// When the loop must wake for this mode's timers.  Each timer may fire
@@ -188,6 +228,6 @@ package final class Mode {
         timerSlots = []
         freeTimerSlots = []
         timerCount = 0
-        heap = TimerHeap()
+        heap.rebuild { _ in nil }
     }
 }

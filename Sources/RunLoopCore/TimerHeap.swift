@@ -1,40 +1,85 @@
+import CRunLoopShims
+
 /// A mode's timers ordered by deadline, FIFO among equal deadlines.
 ///
 /// Entries are plain values naming a slot of the mode (see Mode): sifting
-/// touches only this array.  They are never updated in place: when a
-/// timer's deadline changes a new entry is pushed and the old one, whose
+/// touches only this heap's memory.  They are never updated in place: when
+/// a timer's deadline changes a new entry is pushed and the old one, whose
 /// sequence number is no longer its slot's, is skipped when it reaches the
-/// top (lazy deletion).  `compact` drops stale entries when they
-/// outnumber live ones.
+/// top (lazy deletion).  `compact` drops stale entries when they outnumber
+/// live ones.
 ///
-/// The heap is 4-ary: half the levels of a binary heap, and the four
-/// children of a node are adjacent in memory, so a pop from a large heap
-/// takes about half the cache misses.
-package struct TimerHeap {
+/// The heap is 4-ary, half the levels of a binary heap, and its entries
+/// are 16 bytes in a buffer laid out so that the four children of a node
+/// fill exactly one cache line: a level of a pop from a large heap is one
+/// cache miss, not two.
+package final class TimerHeap {
     private static let arity = 4
+    /// Slot numbers take the low bits of an entry's tag: a mode has at most
+    /// one slot per handle (HandleTable: 2^26).
+    package static let slotBits = 26
+    /// Sequence numbers take the rest (38 bits); the mode renumbers its
+    /// entries before they run out (see Mode.nextTimerSeq).
+    package static let maxSeq: UInt64 = (1 << (64 - slotBits)) - 1
 
     package struct Entry {
-        package var deadline: UInt64
-        /// From the loop's counter: orders equal deadlines (FIFO) and
-        /// identifies the entry (see Mode.isLive).
-        package var seq: UInt64
-        package var slot: Int
+        package let deadline: UInt64
+        /// `seq << slotBits | slot`.  The sequence number (from the mode's
+        /// counter) orders equal deadlines (FIFO) and identifies the entry
+        /// (see Mode.isLive); in the high bits, so one comparison orders by it.
+        private let tag: UInt64
+
+        package init(deadline: UInt64, seq: UInt64, slot: Int) {
+            self.deadline = deadline
+            tag = seq << TimerHeap.slotBits | UInt64(slot)
+        }
+
+        package var seq: UInt64 { tag >> TimerHeap.slotBits }
+        package var slot: Int { Int(tag & (1 << TimerHeap.slotBits - 1)) }
 
         @inline(__always)
         package func precedes(_ other: Entry) -> Bool {
-            deadline < other.deadline || (deadline == other.deadline && seq < other.seq)
+            deadline < other.deadline || (deadline == other.deadline && tag < other.tag)
         }
     }
 
-    private(set) var entries: [Entry] = []
+    /// Entry `i` of the heap is at `base[i + offset]`: the children of `i`,
+    /// `4i + 1 ... 4i + 4`, then start at a multiple of 4 entries (64 bytes)
+    /// from the cache-line-aligned buffer.
+    private static let offset = 3
+    private var base: UnsafeMutablePointer<Entry>
+    private var capacity: Int
+    package private(set) var count = 0
 
-    package var isEmpty: Bool { entries.isEmpty }
-    package var count: Int { entries.count }
-    package var top: Entry? { entries.first }
+    package init() {
+        capacity = 13  // the root and three levels' worth of first children
+        base = Self.allocate(capacity)
+    }
 
-    package mutating func push(_ entry: Entry) {
-        entries.append(entry)
-        siftUp(entries.count - 1)
+    deinit { UnsafeMutableRawPointer(base).deallocate() }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
+        UnsafeMutableRawPointer.allocate(byteCount: (capacity + offset) * MemoryLayout<Entry>.stride, alignment: 64)
+            .bindMemory(to: Entry.self, capacity: capacity + offset)
+    }
+
+    @inline(__always)
+    private var e: UnsafeMutablePointer<Entry> { base + Self.offset }
+
+    package var isEmpty: Bool { count == 0 }
+    package var top: Entry? { count > 0 ? e[0] : nil }
+
+    package func push(_ entry: Entry) {
+        if count == capacity {
+            let bigger = Self.allocate(capacity * 2)
+            (bigger + Self.offset).moveInitialize(from: e, count: count)
+            UnsafeMutableRawPointer(base).deallocate()
+            base = bigger
+            capacity *= 2
+        }
+        e[count] = entry
+        count += 1
+        siftUp(count - 1, entry)
     }
 
     /// Removes the top entry.  Bottom-up: the hole left at the root
@@ -43,43 +88,43 @@ package struct TimerHeap {
     /// goes in at the hole and sifts up, which for the heap's largest
     /// entries usually ends at once.
     @discardableResult
-    package mutating func pop() -> Entry? {
-        guard let top = entries.first else { return nil }
-        let last = entries.removeLast()
-        guard !entries.isEmpty else { return top }
-        entries.withUnsafeMutableBufferPointer { e in
-            let n = e.count
-            var hole = 0
-            while true {
-                let c = Self.arity * hole + 1
-                let best: Int
-                if c + 3 < n {
-                    // A tournament: the two pairs compare independently.
-                    let left = e[c + 1].precedes(e[c]) ? c + 1 : c
-                    let right = e[c + 3].precedes(e[c + 2]) ? c + 3 : c + 2
-                    best = e[right].precedes(e[left]) ? right : left
-                } else if c < n {
-                    var b = c
-                    var child = c + 1
-                    while child < n {
-                        if e[child].precedes(e[b]) { b = child }
-                        child += 1
-                    }
-                    best = b
-                } else {
-                    break
+    package func pop() -> Entry? {
+        guard count > 0 else { return nil }
+        let e = self.e
+        let top = e[0]
+        count -= 1
+        let n = count
+        guard n > 0 else { return top }
+        let last = e[n]
+        var hole = 0
+        while true {
+            let c = Self.arity * hole + 1
+            // The grandchildren: the four child groups of these children are
+            // four adjacent lines, one of them the next level's.  Loading
+            // them now overlaps the next level's miss with this one's work.
+            let g = Self.arity * c + 1
+            if g < n { for line in 0 ..< 4 { rl_prefetch(UnsafeRawPointer(e + g) + line * 64) } }
+            let best: Int
+            if c + 3 < n {
+                // A tournament: the two pairs compare independently.
+                let left = e[c + 1].precedes(e[c]) ? c + 1 : c
+                let right = e[c + 3].precedes(e[c + 2]) ? c + 3 : c + 2
+                best = e[right].precedes(e[left]) ? right : left
+            } else if c < n {
+                var b = c
+                var child = c + 1
+                while child < n {
+                    if e[child].precedes(e[b]) { b = child }
+                    child += 1
                 }
-                e[hole] = e[best]
-                hole = best
+                best = b
+            } else {
+                break
             }
-            while hole > 0 {
-                let parent = (hole - 1) / Self.arity
-                guard last.precedes(e[parent]) else { break }
-                e[hole] = e[parent]
-                hole = parent
-            }
-            e[hole] = last
+            e[hole] = e[best]
+            hole = best
         }
+        siftUp(hole, last)
         return top
     }
 
@@ -95,55 +140,69 @@ package struct TimerHeap {
     }
 
     private func visit(_ i: Int, _ best: inout UInt64, _ windowEnd: (Entry) -> UInt64) {
-        guard i < entries.count, entries[i].deadline < best else { return }
-        best = min(best, windowEnd(entries[i]))
+        guard i < count, e[i].deadline < best else { return }
+        best = min(best, windowEnd(e[i]))
         for child in Self.arity * i + 1 ... Self.arity * i + Self.arity { visit(child, &best, windowEnd) }
     }
 
+    /// Every entry, in no particular order.
+    package func forEach(_ body: (Entry) -> Void) {
+        for i in 0 ..< count { body(e[i]) }
+    }
+
     /// Drops every entry for which `isLive` is false and re-heapifies.
-    package mutating func compact(keeping isLive: (Entry) -> Bool) {
-        entries.removeAll { !isLive($0) }
-        guard entries.count > 1 else { return }
+    package func compact(keeping isLive: (Entry) -> Bool) {
+        rebuild { entry in isLive(entry) ? entry : nil }
+    }
+
+    /// Replaces each entry by `transform(entry)` (nil: dropped) and
+    /// re-heapifies.
+    package func rebuild(_ transform: (Entry) -> Entry?) {
+        var kept = 0
+        for i in 0 ..< count {
+            if let entry = transform(e[i]) {
+                e[kept] = entry
+                kept += 1
+            }
+        }
+        count = kept
+        guard count > 1 else { return }
         // From the last entry's parent up to the root.
-        for i in stride(from: (entries.count - 2) / Self.arity, through: 0, by: -1) { siftDown(i) }
+        for i in stride(from: (count - 2) / Self.arity, through: 0, by: -1) { siftDown(i) }
     }
 
-    // Both sifts move a hole instead of swapping: one write per level.
-
-    private mutating func siftUp(_ start: Int) {
-        entries.withUnsafeMutableBufferPointer { e in
-            let moving = e[start]
-            var hole = start
-            while hole > 0 {
-                let parent = (hole - 1) / Self.arity
-                guard moving.precedes(e[parent]) else { break }
-                e[hole] = e[parent]
-                hole = parent
-            }
-            e[hole] = moving
+    /// Places `moving` at `start` or above (one write per level).
+    private func siftUp(_ start: Int, _ moving: Entry) {
+        let e = self.e
+        var hole = start
+        while hole > 0 {
+            let parent = (hole - 1) / Self.arity
+            guard moving.precedes(e[parent]) else { break }
+            e[hole] = e[parent]
+            hole = parent
         }
+        e[hole] = moving
     }
 
-    private mutating func siftDown(_ start: Int) {
-        entries.withUnsafeMutableBufferPointer { e in
-            let n = e.count
-            let moving = e[start]
-            var hole = start
-            while true {
-                let firstChild = Self.arity * hole + 1
-                guard firstChild < n else { break }
-                var best = firstChild
-                var child = firstChild + 1
-                let end = min(firstChild + Self.arity, n)
-                while child < end {
-                    if e[child].precedes(e[best]) { best = child }
-                    child += 1
-                }
-                guard e[best].precedes(moving) else { break }
-                e[hole] = e[best]
-                hole = best
+    private func siftDown(_ start: Int) {
+        let e = self.e
+        let n = count
+        let moving = e[start]
+        var hole = start
+        while true {
+            let firstChild = Self.arity * hole + 1
+            guard firstChild < n else { break }
+            var best = firstChild
+            var child = firstChild + 1
+            let end = min(firstChild + Self.arity, n)
+            while child < end {
+                if e[child].precedes(e[best]) { best = child }
+                child += 1
             }
-            e[hole] = moving
+            guard e[best].precedes(moving) else { break }
+            e[hole] = e[best]
+            hole = best
         }
+        e[hole] = moving
     }
 }

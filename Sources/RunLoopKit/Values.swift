@@ -91,6 +91,8 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidItem
     /// The loop's thread has exited: its loop accepts nothing any more.
     case loopGone
+    /// The mode holds the most timers it can (2^26).
+    case full
     /// The mode name is over 1024 bytes or contains a NUL byte.
     case invalidModeName(String)
 
@@ -100,6 +102,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongLoop: return "the item belongs to another run loop"
         case .invalidItem: return "the item was invalidated"
         case .loopGone: return "the run loop's thread has exited"
+        case .full: return "the mode holds the most timers it can"
         case .invalidModeName(let name): return "invalid mode name (\(name.utf8.count) bytes)"
         }
     }
@@ -109,6 +112,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongLoop: self = .wrongLoop
         case .invalidItem: self = .invalidItem
         case .loopGone: self = .loopGone
+        case .full: self = .full
         }
     }
 }

@@ -226,6 +226,28 @@ extension Result {
         #expect(trace.lines == (0..<50).map { "\($0)" })
     }
 
+    @Test func heapSequenceNumbersAreRenumberedBeforeTheyRunOut() {
+        let trace = Trace()
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let date = Clock.absoluteNow() + 0.02
+            var timers: [LoopTimer] = []
+            for i in 0..<50 {
+                let t = registered(LoopTimer(fireDate: date + Double(i % 3) * 0.001, interval: 0, order: 0,
+                                             callout: .closure { _ in trace.add("\(i)") }))
+                _ = loop.add(.timer(t), to: .default)
+                // A tiny limit: the mode renumbers its entries every few schedules.
+                if i == 0 { loop.lock.withLock { loop.existingModeLocked(.default)!.timerSeqLimit = 7 } }
+                timers.append(t)
+            }
+            timers[4].setNextFireDate(date)  // a stale entry, and last among the earliest
+            #expect(loop.run(.default, seconds: 1, returnAfterSourceHandled: false) == .finished)
+            timers.forEach { $0.releaseRef() }
+        }
+        let group = { (g: Int) in (0..<50).filter { $0 % 3 == g && $0 != 4 }.map { "\($0)" } }
+        #expect(trace.lines == group(0) + ["4"] + group(1) + group(2))
+    }
+
     @Test func missedSlotsAreSkippedNotBurst() {
         let firings = Atomic<Int>(0)
         onFreshThread {

@@ -106,6 +106,7 @@ func reportAddFailure(_ failure: AddFailure, _ function: StaticString) {
     case .wrongLoop: reportError(function, .wrongLoop)
     case .invalidItem: break  // CF ignores adding an invalidated item
     case .loopGone: reportError(function, .loopGone)
+    case .full: reportError(function, .resources, "the mode holds the most timers it can (2^26)")
     }
 }
 
