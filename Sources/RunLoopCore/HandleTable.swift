@@ -278,6 +278,15 @@ package final class HandleTable: @unchecked Sendable {
         return HotWord(word: Self.hotPtr(page, index), stamp: HotWord.stamp(handle: handle, kind: kind))
     }
 
+    /// Starts loading the slot lines a release of `handle` writes (its
+    /// state and object words, its hot word).
+    @inline(__always)
+    package static func prefetchSlot(_ handle: UInt64) {
+        guard let (page, index) = slot(of: handle) else { return }
+        rl_prefetch(statePtr(page, index))
+        rl_prefetch(hotPtr(page, index))
+    }
+
     /// The hot word's value of the live object of `kind` that `raw` names;
     /// nil for anything else (NULL, stale, another kind).  One load, no pin.
     @inline(__always)

@@ -206,8 +206,9 @@ extension Loop {
             }
         }
         let insight = self.insight
+        if due.count > 0 { for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) } }
         for (i, firing) in due.enumerated() {
-            prefetchAhead(due, i)
+            prefetchFiring(due, i)
             // The pass's reference, dropped as soon as the timer is done
             // (while its memory is still in cache).
             let timer = firing.timer.takeRetainedValue()
@@ -274,7 +275,25 @@ package struct DueTimer {
 @inline(__always)
 private func prefetchAhead(_ due: [DueTimer], _ i: Int) {
     let ahead = i + 4
-    guard ahead < due.count else { return }
-    let object = due[ahead].timer.toOpaque()
+    if ahead < due.count { prefetchObject(due[ahead].timer) }
+}
+
+/// The same for firing, in two stages: the timer eight places ahead, and
+/// for the one four places ahead (loaded by now) the lines its expiry
+/// writes: its handle's slot and its slot in its mode.
+@inline(__always)
+private func prefetchFiring(_ due: [DueTimer], _ i: Int) {
+    if i + 8 < due.count { prefetchObject(due[i + 8].timer) }
+    if i + 4 < due.count {
+        due[i + 4].timer._withUnsafeGuaranteedRef { timer in
+            HandleTable.prefetchSlot(timer.handle)
+            timer.placements.prefetchFirstSlot()
+        }
+    }
+}
+
+@inline(__always)
+private func prefetchObject(_ timer: Unmanaged<LoopTimer>) {
+    let object = timer.toOpaque()
     for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer is ~200 bytes
 }

@@ -125,6 +125,12 @@ package final class Mode {
         return timer
     }
 
+    /// Starts loading a slot's line (a timer about to leave it).
+    @inline(__always)
+    package func prefetchTimerSlot(_ slot: Int) {
+        timerSlots.withUnsafeBufferPointer { rl_prefetch($0.baseAddress! + slot) }
+    }
+
     /// The timer in `slot`, with no reference of its own: valid while the
     /// loop's lock is held and the timer stays in the slot.
     package func timer(at slot: Int) -> Unmanaged<LoopTimer> { timerSlots[slot].timer! }
@@ -190,7 +196,7 @@ package final class Mode {
     package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
         while let top = heap.top, top.deadline <= now {
             // The entry's slot is loaded while the heap re-sorts.
-            timerSlots.withUnsafeBufferPointer { rl_prefetch($0.baseAddress! + top.slot) }
+            prefetchTimerSlot(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
             timerSlots[top.slot].seq = 0
