@@ -207,21 +207,34 @@ extension Loop {
         }
         let insight = self.insight
         if due.count > 0 { for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) } }
+        // One clock reading per timer, as for the other steps: each callout
+        // starts at the reading that ended the previous one.
+        var mark = Clock.monotonicNow()
         for (i, firing) in due.enumerated() {
             prefetchFiring(due, i)
-            // The pass's reference, dropped as soon as the timer is done
-            // (while its memory is still in cache).
-            let timer = firing.timer.takeRetainedValue()
+            // The pass's reference is dropped after the burst (below).
+            let timer = firing.timer.takeUnretainedValue()
             if timer.isValid {
-                // A fresh reading per timer: its lateness is measured from it,
-                // and rescheduling the previous timer is not part of this one.
-                let start = insight.calloutBegan(.timer, item: UInt(timer.handle), mark: Clock.monotonicNow())
+                let start = insight.calloutBegan(.timer, item: UInt(timer.handle), mark: mark)
                 insight.statistics.timerFired(lateNs: start > firing.deadline ? start - firing.deadline : 0,
                                               windowNs: timer.windowNs)
                 timer.fire()
-                _ = insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
+                mark = insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
             }
             if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
+        }
+        // The pass's references go last; for most expired timers the last
+        // one, so this is where they are freed.  A large burst frees them in
+        // address order: freed in deadline order, scattered in memory, each
+        // free would merge with cold neighbouring chunks (malloc's
+        // coalescing); in address order each merges with the one freed just
+        // before, and the sweep is sequential.
+        if due.count > 32 {
+            var addresses = due.map { UInt(bitPattern: $0.timer.toOpaque()) }
+            sortAddresses(&addresses)
+            for address in addresses { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
+        } else {
+            for firing in due { firing.timer.release() }
         }
         due.removeAll(keepingCapacity: true)
         spareDueTimers = due
@@ -296,4 +309,35 @@ private func prefetchFiring(_ due: [DueTimer], _ i: Int) {
 private func prefetchObject(_ timer: Unmanaged<LoopTimer>) {
     let object = timer.toOpaque()
     for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer is ~200 bytes
+}
+
+/// Sorts object addresses ascending: a radix sort of their offsets from
+/// the lowest (objects are 16-byte aligned), 11 bits a pass, so a few
+/// linear passes however many there are.
+private func sortAddresses(_ addresses: inout [UInt]) {
+    guard let low = addresses.min(), let high = addresses.max(), low < high else { return }
+    let span = (high - low) >> 4
+    var spare = [UInt](repeating: 0, count: addresses.count)
+    var counts = [Int](repeating: 0, count: 2048)
+    var shift: UInt = 0
+    while span >> shift != 0 {
+        addresses.withUnsafeMutableBufferPointer { from in
+            spare.withUnsafeMutableBufferPointer { to in
+                counts.withUnsafeMutableBufferPointer { c in
+                    let digit = { (a: UInt) in Int(((a &- low) >> 4) >> shift & 2047) }
+                    c.update(repeating: 0)
+                    for a in from { c[digit(a)] += 1 }
+                    var sum = 0
+                    for d in 0 ..< 2048 { (c[d], sum) = (sum, sum + c[d]) }
+                    for a in from {
+                        let d = digit(a)
+                        to[c[d]] = a
+                        c[d] += 1
+                    }
+                }
+            }
+        }
+        swap(&addresses, &spare)
+        shift += 11
+    }
 }

@@ -164,7 +164,10 @@ typedef struct {
      * blocks of a pass, its signalled sources, ...) share one clock
      * reading between them, so a callout is timed from the end of the
      * previous one and includes the library's bookkeeping between the two
-     * (tens of nanoseconds).  A timer is timed from a reading of its own. */
+     * (tens of nanoseconds); the timers due in one pass share readings the
+     * same way (a timer's duration also includes the removal or
+     * rescheduling of the timer before it, and its lateness is measured
+     * from the reading that starts it). */
     uint64_t longestCalloutNanoseconds;
     RLRunLoopCalloutKind longestCalloutKind;
     uint32_t reserved2;
