@@ -24,12 +24,7 @@ package final class Mode {
     /// touching the timer (see isLive), and the check and the timer share
     /// one cache line.  A slot holds the mode's reference to its timer,
     /// taken and dropped by hand (see insertTimer/removeTimer).
-    private struct TimerSlot {
-        var timer: Unmanaged<LoopTimer>?
-        var seq: UInt64
-    }
-    private var timerSlots: [TimerSlot] = []
-    private var freeTimerSlots: [Int] = []
+    private let timerSlots = TimerSlots()
     package private(set) var timerCount = 0 {
         didSet { timerHint.store(timerCount, ordering: .releasing) }
     }
@@ -104,22 +99,14 @@ package final class Mode {
     /// Takes a reference to `timer`; returns its slot.
     package func insertTimer(_ timer: LoopTimer) -> Int {
         timerCount += 1
-        let slot = TimerSlot(timer: .passRetained(timer), seq: 0)
-        if let free = freeTimerSlots.popLast() {
-            timerSlots[free] = slot
-            return free
-        }
-        timerSlots.append(slot)
-        return timerSlots.count - 1
+        return timerSlots.insert(.passRetained(timer))
     }
 
     /// Empties a slot (its heap entry goes stale) and hands the mode's
     /// reference to the caller, who drops it once the loop's lock is
     /// released (a timer's last release must not run under it).
     package func removeTimer(slot: Int) -> Unmanaged<LoopTimer> {
-        let timer = timerSlots[slot].timer!
-        timerSlots[slot] = TimerSlot(timer: nil, seq: 0)
-        freeTimerSlots.append(slot)
+        let timer = timerSlots.remove(slot)
         timerCount -= 1
         compactTimersIfSparse()
         return timer
@@ -128,21 +115,21 @@ package final class Mode {
     /// Starts loading a slot's line (a timer about to leave it).
     @inline(__always)
     package func prefetchTimerSlot(_ slot: Int) {
-        timerSlots.withUnsafeBufferPointer { rl_prefetch($0.baseAddress! + slot) }
+        timerSlots.prefetch(slot)
     }
 
     /// The timer in `slot`, with no reference of its own: valid while the
     /// loop's lock is held and the timer stays in the slot.
-    package func timer(at slot: Int) -> Unmanaged<LoopTimer> { timerSlots[slot].timer! }
+    package func timer(at slot: Int) -> Unmanaged<LoopTimer> { timerSlots.timer(at: slot) }
 
-    package var allTimers: [LoopTimer] { timerSlots.compactMap { $0.timer?.takeUnretainedValue() } }
+    package var allTimers: [LoopTimer] { timerSlots.timers }
 
     /// Schedules the timer in `slot` at `deadline`, behind the entries
     /// already there with the same deadline (FIFO); its previous entry is
     /// retired.
     package func scheduleTimer(slot: Int, deadline: UInt64) {
         let seq = nextTimerSeq()
-        timerSlots[slot].seq = seq
+        timerSlots.setSeq(seq, at: slot)
         heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
         compactTimersIfSparse()
     }
@@ -169,18 +156,18 @@ package final class Mode {
         heap.rebuild { _ in nil }
         for (i, old) in live.enumerated() {
             let seq = UInt64(i + 1)
-            timerSlots[old.slot].seq = seq
+            timerSlots.setSeq(seq, at: old.slot)
             heap.push(TimerHeap.Entry(deadline: old.deadline, seq: seq, slot: old.slot))  // in order: no sifting
         }
         lastTimerSeq = UInt64(live.count)
     }
 
     /// Retires the timer's entry: it fires nowhere until scheduled again.
-    package func unscheduleTimer(slot: Int) { timerSlots[slot].seq = 0 }
+    package func unscheduleTimer(slot: Int) { timerSlots.setSeq(0, at: slot) }
 
     /// True if the entry is still its timer's current schedule in this mode.
     @inline(__always)
-    package func isLive(_ entry: TimerHeap.Entry) -> Bool { timerSlots[entry.slot].seq == entry.seq }
+    package func isLive(_ entry: TimerHeap.Entry) -> Bool { timerSlots.seq(at: entry.slot) == entry.seq }
 
     /// The earliest live entry, dropping stale ones from the top.
     package func earliestTimer() -> TimerHeap.Entry? {
@@ -199,8 +186,8 @@ package final class Mode {
             prefetchTimerSlot(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
-            timerSlots[top.slot].seq = 0
-            return (top, timerSlots[top.slot].timer!)
+            timerSlots.setSeq(0, at: top.slot)
+            return (top, timerSlots.timer(at: top.slot))
         }
         return nil
     }
@@ -220,7 +207,7 @@ package final class Mode {
     private func windowEnd(_ entry: TimerHeap.Entry) -> UInt64 {
         guard isLive(entry) else { return entry.deadline }
         let (sum, overflow) = entry.deadline.addingReportingOverflow(
-            timerSlots[entry.slot].timer!._withUnsafeGuaranteedRef { $0.windowNs })
+            timerSlots.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.windowNs })
         return overflow ? Clock.never : sum
     }
 
@@ -231,8 +218,7 @@ package final class Mode {
 
     /// Forgets every timer (teardown, after each was removed).
     package func resetTimers() {
-        timerSlots = []
-        freeTimerSlots = []
+        timerSlots.removeAll()
         timerCount = 0
         heap.rebuild { _ in nil }
     }

@@ -1,0 +1,91 @@
+import CRunLoopShims
+
+/// A mode's timer slots (see Mode): each holds a timer, with the mode's
+/// reference to it, and the sequence number of its live heap entry (0:
+/// none).  Plain memory managed by hand, so the loop's hot paths pay no
+/// copy-on-write check and no buffer retain.  Free slots form a list
+/// through their sequence words, marked by the top bit, which no heap
+/// entry's number has (TimerHeap.maxSeq), so a stale entry never matches
+/// a free slot.  Guarded by the owning loop's lock.
+package final class TimerSlots {
+    private struct Slot {
+        var timer: Unmanaged<LoopTimer>?
+        var seq: UInt64
+    }
+
+    private static let freeMark: UInt64 = 1 << 63
+    private var base: UnsafeMutablePointer<Slot>
+    private var capacity = 8
+    /// Slots ever used (the high-water mark).
+    private var used = 0
+    /// The first free slot, -1 for none.
+    private var freeHead = -1
+
+    package init() { base = .allocate(capacity: capacity) }
+
+    deinit { base.deallocate() }
+
+    /// Puts `timer` (with a reference the caller hands over) in a free
+    /// slot; returns it.
+    package func insert(_ timer: Unmanaged<LoopTimer>) -> Int {
+        let slot: Int
+        if freeHead >= 0 {
+            slot = freeHead
+            freeHead = Int(base[slot].seq & ~Self.freeMark) - 1
+        } else {
+            if used == capacity {
+                let bigger = UnsafeMutablePointer<Slot>.allocate(capacity: capacity * 2)
+                bigger.moveInitialize(from: base, count: used)
+                base.deallocate()
+                base = bigger
+                capacity *= 2
+            }
+            slot = used
+            used += 1
+        }
+        base[slot] = Slot(timer: timer, seq: 0)
+        return slot
+    }
+
+    /// Empties `slot` and returns the reference it held.
+    package func remove(_ slot: Int) -> Unmanaged<LoopTimer> {
+        assert(slot < used && base[slot].timer != nil)
+        let timer = base[slot].timer!
+        base[slot] = Slot(timer: nil, seq: Self.freeMark | UInt64(freeHead + 1))
+        freeHead = slot
+        return timer
+    }
+
+    @inline(__always)
+    package func timer(at slot: Int) -> Unmanaged<LoopTimer> {
+        assert(slot < used && base[slot].timer != nil)
+        return base[slot].timer!
+    }
+
+    @inline(__always)
+    package func seq(at slot: Int) -> UInt64 {
+        assert(slot < used)
+        return base[slot].seq
+    }
+
+    @inline(__always)
+    package func setSeq(_ seq: UInt64, at slot: Int) {
+        assert(slot < used && base[slot].timer != nil)
+        base[slot].seq = seq
+    }
+
+    /// Starts loading a slot's line.
+    @inline(__always)
+    package func prefetch(_ slot: Int) { rl_prefetch(base + slot) }
+
+    /// Every timer held, in slot order.
+    package var timers: [LoopTimer] {
+        (0 ..< used).compactMap { base[$0].timer?.takeUnretainedValue() }
+    }
+
+    /// Forgets every slot (the references were dropped by their removals).
+    package func removeAll() {
+        used = 0
+        freeHead = -1
+    }
+}
