@@ -47,7 +47,9 @@ package final class SourceCallbacksBox {
 package struct SourceLoops {
     package struct Membership {
         package let loop: Loop
-        package var modes = 0
+        /// 32 bits, so the membership stored inline in the source stays
+        /// 24 bytes with `soleMode`.
+        package var modes: Int32 = 0
         package var common = false
         /// The mode holding it while it is in exactly one mode of the loop
         /// and that mode is known (set when the count becomes 1 by an add;
@@ -334,7 +336,7 @@ package final class Source: Handled, @unchecked Sendable {
     }
 
     /// How many modes of `loop` hold it.
-    package func modeCount(in loop: Loop) -> Int { withLoops { $0.membership(in: loop)?.modes ?? 0 } }
+    package func modeCount(in loop: Loop) -> Int { withLoops { Int($0.membership(in: loop)?.modes ?? 0) } }
 
     /// Its membership in `loop` (nil: none).
     package func membership(in loop: Loop) -> SourceLoops.Membership? { withLoops { $0.membership(in: loop) } }
