@@ -186,6 +186,12 @@ extension Loop {
         var due = spareDueTimers
         spareDueTimers = []
         lock.withLock {
+            // Room for every entry at once if the earliest is due (a burst
+            // grows the list without copying it; untouched room costs no
+            // memory).
+            if let top = mode.heap.top, top.deadline <= now, due.capacity < mode.heap.count {
+                due.reserveCapacity(mode.heap.count)
+            }
             // The mode's reference keeps each popped timer alive while the
             // lock is held; the timers themselves are not touched yet.
             while let (entry, timer) = mode.popDueTimer(now: now) {
@@ -230,9 +236,16 @@ extension Loop {
         // coalescing); in address order each merges with the one freed just
         // before, and the sweep is sequential.
         if due.count > 32 {
-            var addresses = due.map { UInt(bitPattern: $0.timer.toOpaque()) }
-            sortAddresses(&addresses)
-            for address in addresses { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
+            // Sorted in the list's own memory: an entry is three words, so
+            // the addresses and a scratch copy fit in its first two thirds.
+            let n = due.count
+            due.withUnsafeMutableBufferPointer { entries in
+                let words = UnsafeMutableRawPointer(entries.baseAddress!).assumingMemoryBound(to: UInt.self)
+                // Word i lies in entry i / 3, at or before entry i: already read.
+                for i in 0 ..< n { words[i] = UInt(bitPattern: entries[i].timer.toOpaque()) }
+                let sorted = sortAddresses(words, scratch: words + n, count: n)
+                for i in 0 ..< n { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: sorted[i])!).release() }
+            }
         } else {
             for firing in due { firing.timer.release() }
         }
@@ -311,33 +324,36 @@ private func prefetchObject(_ timer: Unmanaged<LoopTimer>) {
     for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer is ~200 bytes
 }
 
-/// Sorts object addresses ascending: a radix sort of their offsets from
-/// the lowest (objects are 16-byte aligned), 11 bits a pass, so a few
-/// linear passes however many there are.
-private func sortAddresses(_ addresses: inout [UInt]) {
-    guard let low = addresses.min(), let high = addresses.max(), low < high else { return }
+/// Sorts `count` object addresses ascending: a radix sort of their
+/// offsets from the lowest (objects are 16-byte aligned), 11 bits a pass,
+/// so a few linear passes however many there are.  Returns the buffer
+/// holding the result (`addresses` or `scratch`).
+private func sortAddresses(_ addresses: UnsafeMutablePointer<UInt>, scratch: UnsafeMutablePointer<UInt>,
+                           count: Int) -> UnsafeMutablePointer<UInt> {
+    var from = addresses, to = scratch
+    var low = UInt.max, high: UInt = 0
+    for i in 0 ..< count {
+        low = min(low, from[i])
+        high = max(high, from[i])
+    }
+    guard low < high else { return from }
     let span = (high - low) >> 4
-    var spare = [UInt](repeating: 0, count: addresses.count)
-    var counts = [Int](repeating: 0, count: 2048)
+    let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2048)
+    defer { counts.deallocate() }
     var shift: UInt = 0
     while span >> shift != 0 {
-        addresses.withUnsafeMutableBufferPointer { from in
-            spare.withUnsafeMutableBufferPointer { to in
-                counts.withUnsafeMutableBufferPointer { c in
-                    let digit = { (a: UInt) in Int(((a &- low) >> 4) >> shift & 2047) }
-                    c.update(repeating: 0)
-                    for a in from { c[digit(a)] += 1 }
-                    var sum = 0
-                    for d in 0 ..< 2048 { (c[d], sum) = (sum, sum + c[d]) }
-                    for a in from {
-                        let d = digit(a)
-                        to[c[d]] = a
-                        c[d] += 1
-                    }
-                }
-            }
+        let digit = { (a: UInt) in Int(((a &- low) >> 4) >> shift & 2047) }
+        counts.initialize(repeating: 0, count: 2048)
+        for i in 0 ..< count { counts[digit(from[i])] += 1 }
+        var sum = 0
+        for d in 0 ..< 2048 { (counts[d], sum) = (sum, sum + counts[d]) }
+        for i in 0 ..< count {
+            let d = digit(from[i])
+            to[counts[d]] = from[i]
+            counts[d] += 1
         }
-        swap(&addresses, &spare)
+        swap(&from, &to)
         shift += 11
     }
+    return from
 }

@@ -1,4 +1,5 @@
 import CRunLoopShims
+import Glibc
 
 /// A mode's timers ordered by deadline, FIFO among equal deadlines.
 ///
@@ -47,20 +48,28 @@ package final class TimerHeap {
     /// `4i + 1 ... 4i + 4`, then start at a multiple of 4 entries (64 bytes)
     /// from the cache-line-aligned buffer.
     private static let offset = 3
+    /// The buffer from malloc (grown by realloc: a large one is remapped,
+    /// with no copy and no page faults) and its first 64-byte boundary.
+    private var raw: UnsafeMutableRawPointer
     private var base: UnsafeMutablePointer<Entry>
-    private var capacity: Int
+    private var capacity = 13  // with the offset, 256 bytes
     package private(set) var count = 0
 
     package init() {
-        capacity = 13  // the root and three levels' worth of first children
-        base = Self.allocate(capacity)
+        raw = Self.resize(nil, capacity)
+        base = Self.aligned(raw)
     }
 
-    deinit { UnsafeMutableRawPointer(base).deallocate() }
+    deinit { free(raw) }
 
-    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
-        UnsafeMutableRawPointer.allocate(byteCount: (capacity + offset) * MemoryLayout<Entry>.stride, alignment: 64)
-            .bindMemory(to: Entry.self, capacity: capacity + offset)
+    private static func resize(_ old: UnsafeMutableRawPointer?, _ capacity: Int) -> UnsafeMutableRawPointer {
+        guard let raw = realloc(old, (capacity + offset) * MemoryLayout<Entry>.stride + 64) else { fatalError("out of memory") }
+        return raw
+    }
+
+    private static func aligned(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Entry> {
+        let address = (UInt(bitPattern: raw) + 63) & ~63
+        return UnsafeMutableRawPointer(bitPattern: address)!.bindMemory(to: Entry.self, capacity: 1)
     }
 
     @inline(__always)
@@ -71,11 +80,13 @@ package final class TimerHeap {
 
     package func push(_ entry: Entry) {
         if count == capacity {
-            let bigger = Self.allocate(capacity * 2)
-            (bigger + Self.offset).moveInitialize(from: e, count: count)
-            UnsafeMutableRawPointer(base).deallocate()
-            base = bigger
+            let shift = UnsafeMutableRawPointer(base) - raw
             capacity *= 2
+            raw = Self.resize(raw, capacity)
+            base = Self.aligned(raw)
+            // realloc kept the bytes' offset from the start; the boundary may differ.
+            let moved = (raw + shift).assumingMemoryBound(to: Entry.self)
+            if moved != base { (base + Self.offset).moveInitialize(from: moved + Self.offset, count: count) }
         }
         e[count] = entry
         count += 1

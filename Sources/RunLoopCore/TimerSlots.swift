@@ -1,4 +1,5 @@
 import CRunLoopShims
+import Glibc
 
 /// A mode's timer slots (see Mode): each holds a timer, with the mode's
 /// reference to it, and the sequence number of its live heap entry (0:
@@ -21,9 +22,16 @@ package final class TimerSlots {
     /// The first free slot, -1 for none.
     private var freeHead = -1
 
-    package init() { base = .allocate(capacity: capacity) }
+    package init() { base = Self.resize(nil, capacity) }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
+
+    /// realloc: a large buffer grows by remapping its pages, with no copy
+    /// and no page faults for what it held.
+    private static func resize(_ old: UnsafeMutablePointer<Slot>?, _ capacity: Int) -> UnsafeMutablePointer<Slot> {
+        guard let raw = realloc(old, capacity * MemoryLayout<Slot>.stride) else { fatalError("out of memory") }
+        return raw.bindMemory(to: Slot.self, capacity: capacity)
+    }
 
     /// Puts `timer` (with a reference the caller hands over) in a free
     /// slot; returns it.
@@ -34,11 +42,8 @@ package final class TimerSlots {
             freeHead = Int(base[slot].seq & ~Self.freeMark) - 1
         } else {
             if used == capacity {
-                let bigger = UnsafeMutablePointer<Slot>.allocate(capacity: capacity * 2)
-                bigger.moveInitialize(from: base, count: used)
-                base.deallocate()
-                base = bigger
                 capacity *= 2
+                base = Self.resize(base, capacity)
             }
             slot = used
             used += 1
