@@ -81,8 +81,9 @@ package final class HandleTable: @unchecked Sendable {
 
     /// Page pointers; written under `allocation`, read lock-free.
     private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    /// Free slot indexes and the high-water mark.
-    private let allocation = Locked<(free: [UInt32], next: UInt32)>(([], 0))
+    /// Free slot indexes, those of them holding a block inbox (kept for
+    /// loops: see BlockInbox), and the high-water mark.
+    private let allocation = Locked<(free: [UInt32], freeWithInbox: [UInt32], next: UInt32)>(([], [], 0))
 
     private init() {
         pages = .allocate(capacity: Self.maxPages)
@@ -118,6 +119,13 @@ package final class HandleTable: @unchecked Sendable {
         (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
+    /// A loop's block inbox (BlockInbox.swift), allocated when a loop
+    /// first takes the slot and never freed.
+    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8)
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    }
+
     /// The page and index of the slot a handle names; nil for anything
     /// that is not a handle of this table (NULL, a forged or foreign value).
     @inline(__always)
@@ -141,14 +149,16 @@ package final class HandleTable: @unchecked Sendable {
     package func register(_ object: Handled) -> Bool {
         let slot: (index: UInt32, page: UnsafeMutableRawPointer)? = allocation.withLock { a in
             let index: UInt32
-            if let reused = a.free.popLast() {
+            if object.kind == .runLoop, let reused = a.freeWithInbox.popLast() {
+                index = reused
+            } else if let reused = a.free.popLast() {
                 index = reused
             } else {
                 guard Int(a.next) < Self.maxPages * Self.pageSize else { return nil }
                 index = a.next
                 a.next += 1
                 if Int(index) & (Self.pageSize - 1) == 0 {
-                    let bytes = Self.pageSize * 24  // states, objects, hot words
+                    let bytes = Self.pageSize * 32  // states, objects, hot words, inboxes
                     let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
                     fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
                     rl_atomic_store_ptr(pages + (Int(index) >> Self.pageBits), fresh)
@@ -239,6 +249,27 @@ package final class HandleTable: @unchecked Sendable {
         return HotWord(word: Self.hotPtr(page, index), stamp: HotWord.stamp(handle: handle, kind: kind))
     }
 
+    /// The block inbox of the slot `raw` names, if one was ever made for
+    /// it; the ring itself checks that it is the handle's loop's (see
+    /// BlockInbox).  nil for a non-handle.  No pin.
+    @inline(__always)
+    package static func inbox(_ raw: UInt) -> BlockInbox? {
+        guard let (page, index) = slot(of: UInt64(raw)),
+              let base = rl_atomic_load_ptr(inboxPtr(page, index)) else { return nil }
+        return BlockInbox(base)
+    }
+
+    /// The inbox of a loop being registered (its handle not yet
+    /// published): the slot's, or a new one stored in the slot.
+    package static func inbox(forNewLoop handle: UInt64) -> BlockInbox? {
+        guard let (page, index) = slot(of: handle) else { return nil }
+        let word = inboxPtr(page, index)
+        if let base = rl_atomic_load_ptr(word) { return BlockInbox(base) }
+        let inbox = BlockInbox.allocate()
+        rl_atomic_store_ptr(word, inbox.address)
+        return inbox
+    }
+
     /// The hot word's value of the live object of `kind` that `raw` names;
     /// nil for anything else (NULL, stale, another kind).  One load, no pin.
     @inline(__always)
@@ -301,7 +332,9 @@ package final class HandleTable: @unchecked Sendable {
             let slot = Self.objectPtr(page, index)
             let unmanaged = Unmanaged<Handled>.fromOpaque(slot.pointee!)
             slot.pointee = nil
-            allocation.withLock { $0.free.append(index) }
+            // Only a loop may take a slot with an inbox (see BlockInbox).
+            let hasInbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) != nil
+            allocation.withLock { if hasInbox { $0.freeWithInbox.append(index) } else { $0.free.append(index) } }
             let object = unmanaged.takeRetainedValue()
             object.finalize()
         }

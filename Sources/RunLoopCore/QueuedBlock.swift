@@ -36,6 +36,16 @@ package struct QueuedBlock {
         }
     }
 
+    /// A C function queued for one mode (the lock-free path).
+    @inline(__always)
+    package init(mode: ModeName, function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                 info: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.info = info
+        self.mode = mode
+        extra = nil
+    }
+
     package init(modes: BlockModes, closure: @escaping () -> Void) {
         function = nil
         info = nil

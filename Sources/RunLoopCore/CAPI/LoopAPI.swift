@@ -103,6 +103,23 @@ public func rlRunLoopStop(_ rl: RLRunLoopRef?) {
 @c(RLRunLoopPerformFunction)
 public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
                                      _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
+    // The usual call, one mode name the loop already has: straight into
+    // the loop's inbox, no pin, no lock (BlockInbox.swift).  The ring
+    // checks the handle; anything else takes the pinned path below.
+    let handle = UInt(bitPattern: rl)
+    if let fn, let mode, !HandleTable.isHandle(UInt(bitPattern: mode)),
+       let inbox = HandleTable.inbox(handle),
+       let name = ModeName.intern(UnsafeRawPointer(mode).assumingMemoryBound(to: CChar.self)),
+       inbox.isEnsured(name),
+       inbox.push(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle))
+        || inbox.pushOverflowing(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle)) { return }
+    performPinned(rl, mode, fn, info)
+}
+
+/// Out of line, so the path above runs without this one's frame.
+@inline(never)
+private func performPinned(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
+                           _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
     borrow(rl, as: .runLoop, "RLRunLoopPerformFunction", orElse: ()) { (loop: Loop) in
         guard let fn else {
             reportError("RLRunLoopPerformFunction", .invalidArgument, "NULL function")

@@ -1,0 +1,284 @@
+import CRunLoopShims
+import Glibc
+
+/// The lock-free front of a loop's block queue: where RLRunLoopPerformFunction
+/// (and every other perform) puts a block, with no pin and no lock.
+///
+/// A bounded multi-producer ring (D. Vyukov's): a producer claims a
+/// position by a compare-and-swap on `tail`, writes its block into the
+/// position's cell and publishes it by storing the cell's sequence.  The
+/// consumer is whoever holds the loop's lock (the loop's thread at the
+/// start of its block step, teardown, finalization): it moves published
+/// blocks, in position order, into `Loop.blocks`, where they wait for a
+/// pass of a matching mode as before.
+///
+/// Stale handles: the ring lives in memory that is never freed, reached
+/// from the loop's handle-table slot (HandleTable.inbox), like the hot
+/// word.  `tail` holds the generation of the loop that owns the ring, so
+/// the claim itself checks the handle: a producer holding a stale handle
+/// (or one of another object in the same slot) compares a generation the
+/// ring no longer has, claims nothing and takes the pinned path, which
+/// reports the error.  A ring is closed (generation 0) when its loop is
+/// torn down or finalized, after which no claim succeeds; closing waits
+/// for the blocks already claimed and hands them to the closer.  A slot
+/// with a ring is only ever given to another loop (HandleTable.register),
+/// which reopens the ring with its own generation.
+///
+/// Overflow: while the ring is full, producers append blocks to a
+/// growable array in the same never-freed memory, guarded by a mutex there
+/// (checking the generation under it, as the claim does), and set
+/// `overflowBit` in `tail`, which stops further claims; the consumer takes
+/// the overflow array only once it has every block claimed before it, then
+/// clears the bit.  So blocks keep the order in which their perform calls
+/// returned, and no perform waits for the loop.
+///
+/// Modes: a block's mode must exist from when it is queued.  `ensured` is
+/// the id of the last mode a producer made sure of under the loop's lock;
+/// the lock-free path accepts the default mode, the common modes and that
+/// one, and leaves any other to the locked path, which creates the mode.
+package struct BlockInbox: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+
+    package init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+    static let capacity = 256
+    private static let positionBits = 39
+    private static let positionMask: UInt64 = 1 << positionBits - 1
+    static let overflowBit: UInt64 = 1 << positionBits
+    private static let generationShift: UInt64 = 40
+
+    // Layout: the producers' word, the words producers only read, the
+    // consumer's word, each on a line of its own, then the cells: a
+    // sequence word followed by the block.
+    private static let tailOffset = 0
+    private static let ensuredOffset = 64
+    private static let headOffset = 128
+    // The overflow array: its mutex, then base, count and capacity.
+    private static let mutexOffset = 192
+    private static let overflowOffset = 256
+    private static let cellsOffset = 320
+    private static let blockOffset = 8
+    private static let cellStride = (8 + MemoryLayout<QueuedBlock>.stride + 7) & ~7
+    static let byteCount = cellsOffset + capacity * cellStride
+
+    private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
+    private var ensured: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset).assumingMemoryBound(to: UInt64.self) }
+    private var head: UnsafeMutablePointer<UInt64> { (base + Self.headOffset).assumingMemoryBound(to: UInt64.self) }
+
+    @inline(__always)
+    private func sequence(_ position: UInt64) -> UnsafeMutablePointer<UInt64> {
+        (base + Self.cellsOffset + Int(position & UInt64(Self.capacity - 1)) * Self.cellStride)
+            .assumingMemoryBound(to: UInt64.self)
+    }
+
+    @inline(__always)
+    private func slot(_ position: UInt64) -> UnsafeMutablePointer<QueuedBlock> {
+        (UnsafeMutableRawPointer(sequence(position)) + Self.blockOffset).assumingMemoryBound(to: QueuedBlock.self)
+    }
+
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        (base + Self.mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+    /// The overflow array (guarded by `mutex`): base, count, capacity.
+    private var overflow: UnsafeMutablePointer<UnsafeMutablePointer<QueuedBlock>?> {
+        (base + Self.overflowOffset).assumingMemoryBound(to: UnsafeMutablePointer<QueuedBlock>?.self)
+    }
+    private var overflowCount: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 8).assumingMemoryBound(to: Int.self) }
+    private var overflowCapacity: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 16).assumingMemoryBound(to: Int.self) }
+
+    /// A closed ring (owned by no loop).  Never deallocated.
+    static func allocate() -> BlockInbox {
+        let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        assert(MemoryLayout<pthread_mutex_t>.size <= overflowOffset - mutexOffset)
+        pthread_mutex_init(base.advanced(by: mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self), nil)
+        return BlockInbox(base)
+    }
+
+    package var address: UnsafeMutableRawPointer { base }
+
+    /// The generation a handle names, as `tail` holds it.
+    @inline(__always)
+    static func owner(handle: UInt64) -> UInt64 { (handle >> 32 & 0xFF_FFFF) << generationShift }
+
+    /// Gives a closed, empty ring to the loop whose handle is `handle`
+    /// (before that handle is published).
+    func open(handle: UInt64) {
+        for i in 0..<UInt64(Self.capacity) { rl_atomic_store(sequence(i), i) }
+        rl_atomic_store(head, 0)
+        rl_atomic_store(ensured, UInt64(ModeName.defaultID))
+        rl_atomic_store(tail, Self.owner(handle: handle))
+    }
+
+    // MARK: producers (any thread)
+
+    /// Whether the lock-free path may queue a block for `mode` (see the
+    /// type's comment).
+    @inline(__always)
+    func isEnsured(_ mode: ModeName) -> Bool {
+        mode.id <= ModeName.commonID || rl_atomic_load(ensured) == UInt64(mode.id)
+    }
+
+    /// Records that the loop has the mode `mode` (loop's lock held).
+    func ensured(_ mode: ModeName) {
+        if rl_atomic_load(ensured) != UInt64(mode.id) { rl_atomic_store(ensured, UInt64(mode.id)) }
+    }
+
+    /// Queues `block` if the ring belongs to the loop `handle` names, is
+    /// not overflowing and has room.  False: nothing queued, nothing
+    /// written (the caller still owns the block).
+    @inline(__always)
+    func push(_ block: QueuedBlock, handle: UInt64) -> Bool {
+        let owner = Self.owner(handle: handle)
+        guard owner != 0 else { return false }  // no generation is 0: a forged handle
+        var current = rl_atomic_load(tail)
+        while true {
+            // Another owner, closed, or overflowing (the bit is below the
+            // generation, so one comparison checks both).
+            guard current &>> Self.positionBits == owner &>> Self.positionBits else { return false }
+            let position = current & Self.positionMask
+            let sequence = sequence(position)
+            if rl_atomic_load(sequence) == position {
+                let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
+                if seen == current {
+                    slot(position).initialize(to: block)
+                    rl_atomic_store(sequence, (position &+ 1) & Self.positionMask)
+                    return true
+                }
+                current = seen
+            } else {
+                // Full, or another producer took the position meanwhile.
+                let now = rl_atomic_load(tail)
+                if now == current { return false }
+                current = now
+            }
+        }
+    }
+
+    /// Queues `block` when `push` could not (the ring full or
+    /// overflowing): into the ring if it has room again, else into the
+    /// overflow array.  False only if the ring is not the loop's that
+    /// `handle` names (nothing queued).
+    @inline(never)
+    func pushOverflowing(_ block: QueuedBlock, handle: UInt64) -> Bool {
+        let owner = Self.owner(handle: handle)
+        guard owner != 0 else { return false }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // The bit is set and cleared only under the mutex.
+        var current = rl_atomic_load(tail)
+        guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
+        if current & Self.overflowBit == 0 {
+            if push(block, handle: handle) { return true }
+            while true {  // full: stop claims
+                let seen = rl_atomic_cas_value(tail, current, current | Self.overflowBit)
+                if seen == current { break }
+                current = seen
+                guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
+            }
+        }
+        let count = overflowCount.pointee
+        if count == overflowCapacity.pointee {
+            let capacity = max(64, count * 2)
+            let grown = UnsafeMutablePointer<QueuedBlock>.allocate(capacity: capacity)
+            if let old = overflow.pointee {
+                grown.moveInitialize(from: old, count: count)
+                old.deallocate()
+            }
+            overflow.pointee = grown
+            overflowCapacity.pointee = capacity
+        }
+        (overflow.pointee! + count).initialize(to: block)
+        overflowCount.pointee = count + 1
+        return true
+    }
+
+    // MARK: the consumer (the loop's lock held)
+
+    /// Whether a published block waits at the head (a cheap check).
+    @inline(__always)
+    func hasPublished() -> Bool {
+        let position = rl_atomic_load(head)
+        return rl_atomic_load(sequence(position)) == (position &+ 1) & Self.positionMask
+    }
+
+    /// Whether a block may wait: published at the head, or overflowing.
+    @inline(__always)
+    func mayHaveBlocks() -> Bool { hasPublished() || isOverflowing }
+
+    /// Moves every block queued, in order, to the end of `blocks`: those
+    /// published in the ring, then, once it has taken every block claimed
+    /// in the ring, the overflow array.
+    func collect(into blocks: inout [QueuedBlock]) {
+        guard drain(into: &blocks), isOverflowing else { return }
+        pthread_mutex_lock(mutex)
+        takeOverflowLocked(into: &blocks)
+        clearOverflow()
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func takeOverflowLocked(into blocks: inout [QueuedBlock]) {
+        guard let array = overflow.pointee else { return }
+        let count = overflowCount.pointee
+        blocks.reserveCapacity(blocks.count + count)
+        for i in 0..<count { blocks.append((array + i).move()) }
+        overflowCount.pointee = 0
+    }
+
+    /// Moves the published blocks, in order, to the end of `blocks`.
+    /// Returns whether it took every block claimed so far.
+    @discardableResult
+    private func drain(into blocks: inout [QueuedBlock]) -> Bool {
+        var position = rl_atomic_load(head)
+        while true {
+            let sequence = sequence(position)
+            guard rl_atomic_load(sequence) == (position &+ 1) & Self.positionMask else { break }
+            blocks.append(slot(position).move())
+            rl_atomic_store(sequence, (position &+ UInt64(Self.capacity)) & Self.positionMask)
+            position = (position &+ 1) & Self.positionMask
+        }
+        rl_atomic_store(head, position)
+        return rl_atomic_load(tail) & Self.positionMask == position
+    }
+
+    /// Whether producers are held back by `setOverflow`.
+    var isOverflowing: Bool { rl_atomic_load(tail) & Self.overflowBit != 0 }
+
+    /// Lets producers claim again (after the overflow array was taken).
+    private func clearOverflow() {
+        var current = rl_atomic_load(tail)
+        while current & Self.overflowBit != 0 {
+            let seen = rl_atomic_cas_value(tail, current, current & ~Self.overflowBit)
+            if seen == current { return }
+            current = seen
+        }
+    }
+
+    /// Blocks queued but not yet taken (approximate while producers run).
+    var count: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return Int((rl_atomic_load(tail) &- rl_atomic_load(head)) & Self.positionMask) + overflowCount.pointee
+    }
+
+    /// Closes the ring: no block is queued from here.  Waits for the
+    /// blocks already claimed and appends every block left to `blocks`
+    /// (ring first, then overflow), and frees the overflow array.
+    func close(into blocks: inout [QueuedBlock]) {
+        pthread_mutex_lock(mutex)
+        var current = rl_atomic_load(tail)
+        while true {
+            let seen = rl_atomic_cas_value(tail, current, current & Self.positionMask)
+            if seen == current { break }
+            current = seen
+        }
+        // A producer between its claim and its publication is a few
+        // instructions away from it.
+        while !drain(into: &blocks) { sched_yield() }
+        takeOverflowLocked(into: &blocks)
+        overflow.pointee?.deallocate()
+        overflow.pointee = nil
+        overflowCapacity.pointee = 0
+        pthread_mutex_unlock(mutex)
+    }
+}
