@@ -4,9 +4,10 @@ import Glibc
 /// The lock-free front of a loop's block queue: where RLRunLoopPerformFunction
 /// (and every other perform) puts a block, with no pin and no lock.
 ///
-/// A bounded multi-producer ring (D. Vyukov's): a producer claims a
-/// position by a compare-and-swap on `tail`, writes its block into the
-/// position's cell and publishes it by storing the cell's sequence.  The
+/// A bounded multi-producer ring: a producer claims a position by a
+/// compare-and-swap on `tail` (when the consumer's `head` is less than a
+/// lap behind), writes its block into the position's cell and publishes it
+/// by storing position + 1 as the cell's sequence.  The
 /// consumer is whoever holds the loop's lock (the loop's thread at the
 /// start of its block step, teardown, finalization): it moves published
 /// blocks, in position order, into `Loop.blocks`, where they wait for a
@@ -63,6 +64,9 @@ package struct BlockInbox: @unchecked Sendable {
 
     private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
     private var ensured: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset).assumingMemoryBound(to: UInt64.self) }
+    /// 1 while `overflowBit` is set in `tail`: the consumer reads this
+    /// (written twice per overflow) instead of `tail` (written per block).
+    private var overflowFlag: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset + 8).assumingMemoryBound(to: UInt64.self) }
     private var head: UnsafeMutablePointer<UInt64> { (base + Self.headOffset).assumingMemoryBound(to: UInt64.self) }
 
     @inline(__always)
@@ -104,9 +108,13 @@ package struct BlockInbox: @unchecked Sendable {
     /// Gives a closed, empty ring to the loop whose handle is `handle`
     /// (before that handle is published).
     func open(handle: UInt64) {
-        for i in 0..<UInt64(Self.capacity) { rl_atomic_store(sequence(i), i) }
+        // As if each cell's block of the lap before position 0 was taken.
+        for i in 0..<UInt64(Self.capacity) {
+            rl_atomic_store(sequence(i), (i &+ 1 &- UInt64(Self.capacity)) & Self.positionMask)
+        }
         rl_atomic_store(head, 0)
         rl_atomic_store(ensured, UInt64(ModeName.defaultID))
+        rl_atomic_store(overflowFlag, 0)
         rl_atomic_store(tail, Self.owner(handle: handle))
     }
 
@@ -137,12 +145,14 @@ package struct BlockInbox: @unchecked Sendable {
             // generation, so one comparison checks both).
             guard current &>> Self.positionBits == owner &>> Self.positionBits else { return false }
             let position = current & Self.positionMask
-            let sequence = sequence(position)
-            if rl_atomic_load(sequence) == position {
+            // Room: the consumer has taken the block a lap before.  (It
+            // writes `head` once per batch and never the cells, so their
+            // lines stay with the producers.)
+            if (position &- rl_atomic_load(head)) & Self.positionMask < UInt64(Self.capacity) {
                 let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
                 if seen == current {
                     slot(position).initialize(to: block)
-                    rl_atomic_store(sequence, (position &+ 1) & Self.positionMask)
+                    rl_atomic_store(sequence(position), (position &+ 1) & Self.positionMask)
                     return true
                 }
                 current = seen
@@ -176,6 +186,7 @@ package struct BlockInbox: @unchecked Sendable {
                 current = seen
                 guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
             }
+            rl_atomic_store(overflowFlag, 1)
         }
         let count = overflowCount.pointee
         if count == overflowCapacity.pointee {
@@ -203,49 +214,68 @@ package struct BlockInbox: @unchecked Sendable {
     }
 
     /// Whether a block may wait: published at the head, or overflowing.
+    /// Reads no line a producer writes per block, except the head's cell
+    /// (whose block it is about to take).
     @inline(__always)
     func mayHaveBlocks() -> Bool { hasPublished() || isOverflowing }
 
     /// Moves every block queued, in order, to the end of `blocks`: those
     /// published in the ring, then, once it has taken every block claimed
     /// in the ring, the overflow array.
-    func collect(into blocks: inout [QueuedBlock]) {
-        guard drain(into: &blocks), isOverflowing else { return }
+    /// `spare` is an empty overflow array of the consumer's (or nil),
+    /// swapped with the full one so the mutex is held for a few stores,
+    /// not for the copy.
+    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) {
+        drain(into: &blocks)
+        guard isOverflowing, caughtUp else { return }
         pthread_mutex_lock(mutex)
-        takeOverflowLocked(into: &blocks)
+        let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
+        overflow.pointee = spare?.base
+        overflowCount.pointee = 0
+        overflowCapacity.pointee = spare?.capacity ?? 0
         clearOverflow()
         pthread_mutex_unlock(mutex)
+        if let array = taken.base {
+            for i in 0..<taken.count { blocks.append((array + i).move()) }
+        }
+        spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
     }
+
+    /// An overflow array handed between the inbox and its consumer.
+    package struct OverflowArray {
+        let base: UnsafeMutablePointer<QueuedBlock>?
+        let count: Int
+        let capacity: Int
+        func deallocate() { base?.deallocate() }
+    }
+
+    /// Whether every block claimed in the ring has been taken.
+    private var caughtUp: Bool { rl_atomic_load(tail) & Self.positionMask == rl_atomic_load(head) }
 
     private func takeOverflowLocked(into blocks: inout [QueuedBlock]) {
         guard let array = overflow.pointee else { return }
         let count = overflowCount.pointee
-        blocks.reserveCapacity(blocks.count + count)
         for i in 0..<count { blocks.append((array + i).move()) }
         overflowCount.pointee = 0
     }
 
     /// Moves the published blocks, in order, to the end of `blocks`.
-    /// Returns whether it took every block claimed so far.
-    @discardableResult
-    private func drain(into blocks: inout [QueuedBlock]) -> Bool {
-        var position = rl_atomic_load(head)
-        while true {
-            let sequence = sequence(position)
-            guard rl_atomic_load(sequence) == (position &+ 1) & Self.positionMask else { break }
+    private func drain(into blocks: inout [QueuedBlock]) {
+        let first = rl_atomic_load(head)
+        var position = first
+        while rl_atomic_load(sequence(position)) == (position &+ 1) & Self.positionMask {
             blocks.append(slot(position).move())
-            rl_atomic_store(sequence, (position &+ UInt64(Self.capacity)) & Self.positionMask)
             position = (position &+ 1) & Self.positionMask
         }
-        rl_atomic_store(head, position)
-        return rl_atomic_load(tail) & Self.positionMask == position
+        if position != first { rl_atomic_store(head, position) }
     }
 
-    /// Whether producers are held back by `setOverflow`.
-    var isOverflowing: Bool { rl_atomic_load(tail) & Self.overflowBit != 0 }
+    /// Whether producers are held back (see pushOverflowing).
+    var isOverflowing: Bool { rl_atomic_load(overflowFlag) != 0 }
 
     /// Lets producers claim again (after the overflow array was taken).
     private func clearOverflow() {
+        rl_atomic_store(overflowFlag, 0)
         var current = rl_atomic_load(tail)
         while current & Self.overflowBit != 0 {
             let seen = rl_atomic_cas_value(tail, current, current & ~Self.overflowBit)
@@ -274,8 +304,13 @@ package struct BlockInbox: @unchecked Sendable {
         }
         // A producer between its claim and its publication is a few
         // instructions away from it.
-        while !drain(into: &blocks) { sched_yield() }
+        while true {
+            drain(into: &blocks)
+            if caughtUp { break }
+            sched_yield()
+        }
         takeOverflowLocked(into: &blocks)
+        rl_atomic_store(overflowFlag, 0)
         overflow.pointee?.deallocate()
         overflow.pointee = nil
         overflowCapacity.pointee = 0

@@ -129,6 +129,9 @@ package final class Loop: Handled, @unchecked Sendable {
     /// An emptied array with capacity, swapped with `blocks` by the loop's
     /// thread so a pass runs queued work without allocating.  Loop thread only.
     package var spareBlocks: [QueuedBlock] = []
+    /// An empty overflow array swapped with the inbox's full one
+    /// (BlockInbox.collect).  Guarded by `lock`.
+    package var spareOverflow: BlockInbox.OverflowArray?
     /// The same for the timers fired by a pass.  Loop thread only.
     package var spareDueTimers: [DueTimer] = []
     /// The same for the sources a pass performs.  Loop thread only.
@@ -176,6 +179,10 @@ package final class Loop: Handled, @unchecked Sendable {
             overflowBlocks = []
         }
         for block in left { block.dispose() }
+        lock.withLock {
+            spareOverflow?.deallocate()
+            spareOverflow = nil
+        }
         poller.shutdown()
     }
 
@@ -547,7 +554,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// Lock held; the loop's thread (the inbox's one consumer, see
     /// BlockInbox).
     package func collectQueuedLocked() {
-        if let inbox, inbox.mayHaveBlocks() { inbox.collect(into: &blocks) }
+        if let inbox, inbox.mayHaveBlocks() { inbox.collect(into: &blocks, spare: &spareOverflow) }
         if !overflowBlocks.isEmpty {
             blocks += overflowBlocks
             overflowBlocks.removeAll(keepingCapacity: true)
