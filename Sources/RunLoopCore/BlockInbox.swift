@@ -7,7 +7,7 @@ import Glibc
 /// A bounded multi-producer ring: a producer claims a position by a
 /// compare-and-swap on `tail` (when the consumer's `head` is less than a
 /// lap behind), writes its block into the position's cell and publishes it
-/// by storing position + 1 as the cell's sequence.  The
+/// by storing its last word (see the layout below).  The
 /// consumer is whoever holds the loop's lock (the loop's thread at the
 /// start of its block step, teardown, finalization): it moves published
 /// blocks, in position order, into `Loop.blocks`, where they wait for a
@@ -42,15 +42,19 @@ package struct BlockInbox: @unchecked Sendable {
 
     package init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
-    static let capacity = 256
+    private static let capacityBits: UInt64 = 8
+    static let capacity = 1 << Int(capacityBits)
     private static let positionBits = 39
     private static let positionMask: UInt64 = 1 << positionBits - 1
     static let overflowBit: UInt64 = 1 << positionBits
     private static let generationShift: UInt64 = 40
 
     // Layout: the producers' word, the words producers only read, the
-    // consumer's word, each on a line of its own, then the cells: a
-    // sequence word followed by the block.
+    // consumer's word, each on a line of its own, the overflow array, then
+    // the cells: a block's four words (QueuedBlock.words), two per line.
+    // The last word, the mode's C string (8-byte aligned), also says
+    // whether the cell is published: its low bit is the parity of the lap
+    // (position / capacity) that wrote it, and 0 means never written.
     private static let tailOffset = 0
     private static let ensuredOffset = 64
     private static let headOffset = 128
@@ -58,8 +62,7 @@ package struct BlockInbox: @unchecked Sendable {
     private static let mutexOffset = 192
     private static let overflowOffset = 256
     private static let cellsOffset = 320
-    private static let blockOffset = 8
-    private static let cellStride = (8 + MemoryLayout<QueuedBlock>.stride + 7) & ~7
+    private static let cellStride = 32
     static let byteCount = cellsOffset + capacity * cellStride
 
     private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
@@ -70,14 +73,26 @@ package struct BlockInbox: @unchecked Sendable {
     private var head: UnsafeMutablePointer<UInt64> { (base + Self.headOffset).assumingMemoryBound(to: UInt64.self) }
 
     @inline(__always)
-    private func sequence(_ position: UInt64) -> UnsafeMutablePointer<UInt64> {
+    private func cell(_ position: UInt64) -> UnsafeMutablePointer<UInt> {
         (base + Self.cellsOffset + Int(position & UInt64(Self.capacity - 1)) * Self.cellStride)
-            .assumingMemoryBound(to: UInt64.self)
+            .assumingMemoryBound(to: UInt.self)
+    }
+
+    /// The last word of a cell published for `position`.
+    @inline(__always)
+    private static func published(_ position: UInt64, mode: UInt) -> UInt64 {
+        UInt64(mode) | (position >> capacityBits & 1)
+    }
+
+    /// Whether `word`, a cell's last word, is the publication for `position`.
+    @inline(__always)
+    private static func isPublished(_ word: UInt64, _ position: UInt64) -> Bool {
+        word != 0 && word & 1 == position >> capacityBits & 1
     }
 
     @inline(__always)
-    private func slot(_ position: UInt64) -> UnsafeMutablePointer<QueuedBlock> {
-        (UnsafeMutableRawPointer(sequence(position)) + Self.blockOffset).assumingMemoryBound(to: QueuedBlock.self)
+    private static func lastWord(_ cell: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<UInt64> {
+        UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: UInt64.self)
     }
 
     private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
@@ -108,10 +123,7 @@ package struct BlockInbox: @unchecked Sendable {
     /// Gives a closed, empty ring to the loop whose handle is `handle`
     /// (before that handle is published).
     func open(handle: UInt64) {
-        // As if each cell's block of the lap before position 0 was taken.
-        for i in 0..<UInt64(Self.capacity) {
-            rl_atomic_store(sequence(i), (i &+ 1 &- UInt64(Self.capacity)) & Self.positionMask)
-        }
+        for i in 0..<UInt64(Self.capacity) { rl_atomic_store(Self.lastWord(cell(i)), 0) }  // never written
         rl_atomic_store(head, 0)
         rl_atomic_store(ensured, UInt64(ModeName.defaultID))
         rl_atomic_store(overflowFlag, 0)
@@ -151,8 +163,12 @@ package struct BlockInbox: @unchecked Sendable {
             if (position &- rl_atomic_load(head)) & Self.positionMask < UInt64(Self.capacity) {
                 let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
                 if seen == current {
-                    slot(position).initialize(to: block)
-                    rl_atomic_store(sequence(position), (position &+ 1) & Self.positionMask)
+                    let cell = cell(position)
+                    let words = block.words
+                    cell[0] = words.function
+                    cell[1] = words.info
+                    cell[2] = words.extra
+                    rl_atomic_store(Self.lastWord(cell), Self.published(position, mode: words.mode))
                     return true
                 }
                 current = seen
@@ -210,7 +226,7 @@ package struct BlockInbox: @unchecked Sendable {
     @inline(__always)
     func hasPublished() -> Bool {
         let position = rl_atomic_load(head)
-        return rl_atomic_load(sequence(position)) == (position &+ 1) & Self.positionMask
+        return Self.isPublished(rl_atomic_load(Self.lastWord(cell(position))), position)
     }
 
     /// Whether a block may wait: published at the head, or overflowing.
@@ -263,8 +279,11 @@ package struct BlockInbox: @unchecked Sendable {
     private func drain(into blocks: inout [QueuedBlock]) {
         let first = rl_atomic_load(head)
         var position = first
-        while rl_atomic_load(sequence(position)) == (position &+ 1) & Self.positionMask {
-            blocks.append(slot(position).move())
+        while true {
+            let cell = cell(position)
+            let last = rl_atomic_load(Self.lastWord(cell))
+            guard Self.isPublished(last, position) else { break }
+            blocks.append(QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7))))
             position = (position &+ 1) & Self.positionMask
         }
         if position != first { rl_atomic_store(head, position) }
