@@ -86,6 +86,8 @@ package final class HandleTable: @unchecked Sendable {
     private let allocation = Locked<(free: [UInt32], freeWithInbox: [UInt32], next: UInt32)>(([], [], 0))
 
     private init() {
+        assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1))
+               && Self.handleBits == Self.tag << 56)
         pages = .allocate(capacity: Self.maxPages)
         pages.initialize(repeating: nil, count: Self.maxPages)
         handlePages.store(UInt(bitPattern: pages), ordering: .releasing)
@@ -96,13 +98,18 @@ package final class HandleTable: @unchecked Sendable {
     // MARK: slot access (static: the lock-free paths reach the pages
     // through `handlePages`, not through the lazily created `shared`)
 
+    /// The page of a slot index below `maxPages * pageSize`.
     @inline(__always)
     private static func page(_ index: UInt32) -> UnsafeMutableRawPointer? {
-        let p = Int(index) >> pageBits
         let pages = handlePages.load(ordering: .acquiring)
-        guard p < maxPages, pages != 0 else { return nil }
-        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + p)
+        guard pages != 0 else { return nil }
+        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + Int(index >> UInt32(pageBits)))
     }
+
+    /// A handle has the tag and an index below `maxPages * pageSize`
+    /// (2^26) when these bits of it are `handleBits`: one test.
+    private static let handleMask: UInt64 = 0xFF00_0000_FC00_0000
+    private static let handleBits: UInt64 = 0xA500_0000_0000_0000
 
     private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
         (page + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
@@ -131,7 +138,7 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     private static func slot(of handle: UInt64) -> (page: UnsafeMutableRawPointer, index: UInt32)? {
         let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == tag, let page = page(index) else { return nil }
+        guard handle & handleMask == handleBits, let page = page(index) else { return nil }
         return (page, index)
     }
 
@@ -268,6 +275,17 @@ package final class HandleTable: @unchecked Sendable {
         let inbox = BlockInbox.allocate()
         rl_atomic_store_ptr(word, inbox.address)
         return inbox
+    }
+
+    /// Whether the hot word of the live object of `kind` that `raw` names
+    /// is `value`: one load and one comparison with the value stamped by
+    /// the handle (HotWord).  False for anything else (NULL, stale, another
+    /// kind, another value).
+    @inline(__always)
+    package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
+        let handle = UInt64(raw)
+        guard let (page, index) = slot(of: handle) else { return false }
+        return rl_atomic_load(hotPtr(page, index)) == HotWord.stamp(handle: handle, kind: kind) | UInt64(value)
     }
 
     /// The hot word's value of the live object of `kind` that `raw` names;

@@ -84,7 +84,15 @@ public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
 
 @c(RLRunLoopWakeUp)
 public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
-    // Already pending, or awake/spinning (→ pending): the hot word alone, no pin.
+    // Already pending (or ignored): one load and one comparison, no pin.
+    if HandleTable.hotWordIs(UInt(bitPattern: rl), kind: .runLoop, Poller.pending) { return }
+    wakeUpSlow(rl)
+}
+
+/// Out of line, so the check above runs without this path's frame:
+/// awake/spinning (→ pending) on the hot word alone, no pin; else pinned.
+@inline(never)
+private func wakeUpSlow(_ rl: RLRunLoopRef?) {
     if let word = HandleTable.hotWord(UInt(bitPattern: rl), kind: .runLoop), Poller.wakeUpWithoutSyscall(word) { return }
     wakeUpPinned(rl)
 }
