@@ -252,7 +252,8 @@ package struct BlockInbox: @unchecked Sendable {
         clearOverflow()
         pthread_mutex_unlock(mutex)
         if let array = taken.base {
-            for i in 0..<taken.count { blocks.append((array + i).move()) }
+            // Plain data: moved by one copy.
+            blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
         }
         spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
     }
@@ -270,8 +271,7 @@ package struct BlockInbox: @unchecked Sendable {
 
     private func takeOverflowLocked(into blocks: inout [QueuedBlock]) {
         guard let array = overflow.pointee else { return }
-        let count = overflowCount.pointee
-        for i in 0..<count { blocks.append((array + i).move()) }
+        blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: overflowCount.pointee))
         overflowCount.pointee = 0
     }
 

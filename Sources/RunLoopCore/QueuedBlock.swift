@@ -6,7 +6,7 @@
 /// of modes goes in an `Extra` box that the block holds one reference to
 /// by hand, from `init` until `dispose()`, which whoever takes the block
 /// out of the queue calls once (after running it, or when dropping it).
-package struct QueuedBlock {
+package struct QueuedBlock: BitwiseCopyable {
     private let function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
     private let info: UnsafeMutableRawPointer?
     /// The block's mode (its interned C string: four words in all), unless
