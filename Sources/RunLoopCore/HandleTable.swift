@@ -82,16 +82,21 @@ package final class HandleTable: @unchecked Sendable {
     /// Page pointers; written under `pageLock`, read lock-free.
     private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private let pageLock = Lock()
-    /// The free slots: a lock-free stack linked through the free slots'
-    /// object words (each holds the next index + 1, 0 for none).  The head
-    /// is `tag(32) | index + 1 (32)`, 0 when empty; the tag changes on every
+    /// The free slots: lock-free stacks linked through the free slots'
+    /// object words (each holds the next index + 1, 0 for none).  A head is
+    /// `tag(32) | index + 1 (32)`, 0 when empty; the tag changes on every
     /// push and pop, so a pop that read a slot's link before another thread
     /// popped and pushed that slot again fails its compare-and-swap (ABA).
+    /// Slots holding a block inbox have a stack of their own: only a loop
+    /// takes one (see BlockInbox).
     private let freeHead = Atomic<UInt64>(0)
+    private let freeWithInboxHead = Atomic<UInt64>(0)
     /// The first slot never used.
     private let nextFresh = Atomic<UInt32>(0)
 
     private init() {
+        assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1))
+               && Self.handleBits == Self.tag << 56)
         pages = .allocate(capacity: Self.maxPages)
         pages.initialize(repeating: nil, count: Self.maxPages)
         handlePages.store(UInt(bitPattern: pages), ordering: .releasing)
@@ -102,13 +107,18 @@ package final class HandleTable: @unchecked Sendable {
     // MARK: slot access (static: the lock-free paths reach the pages
     // through `handlePages`, not through the lazily created `shared`)
 
+    /// The page of a slot index below `maxPages * pageSize`.
     @inline(__always)
     private static func page(_ index: UInt32) -> UnsafeMutableRawPointer? {
-        let p = Int(index) >> pageBits
         let pages = handlePages.load(ordering: .acquiring)
-        guard p < maxPages, pages != 0 else { return nil }
-        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + p)
+        guard pages != 0 else { return nil }
+        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + Int(index >> UInt32(pageBits)))
     }
+
+    /// A handle has the tag and an index below `maxPages * pageSize`
+    /// (2^26) when these bits of it are `handleBits`: one test.
+    private static let handleMask: UInt64 = 0xFF00_0000_FC00_0000
+    private static let handleBits: UInt64 = 0xA500_0000_0000_0000
 
     // A slot's state word and object word are adjacent (a pin reads both,
     // a release writes both: one cache line).
@@ -127,12 +137,19 @@ package final class HandleTable: @unchecked Sendable {
         (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
+    /// A loop's block inbox (BlockInbox.swift), allocated when a loop
+    /// first takes the slot and never freed.
+    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8)
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    }
+
     /// The page and index of the slot a handle names; nil for anything
     /// that is not a handle of this table (NULL, a forged or foreign value).
     @inline(__always)
     private static func slot(of handle: UInt64) -> (page: UnsafeMutableRawPointer, index: UInt32)? {
         let index = UInt32(truncatingIfNeeded: handle)
-        guard handle >> 56 == tag, let page = page(index) else { return nil }
+        guard handle & handleMask == handleBits, let page = page(index) else { return nil }
         return (page, index)
     }
 
@@ -148,7 +165,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Returns false when the table is full.
     @discardableResult
     package func register(_ object: Handled) -> Bool {
-        let slot = takeSlot()
+        let slot = takeSlot(forLoop: object.kind == .runLoop)
         guard let slot else {
             object.hot = .own(object.initialHot)
             object.ownsHot = true
@@ -168,20 +185,12 @@ package final class HandleTable: @unchecked Sendable {
         return true
     }
 
-    /// A free slot (from the stack, else a fresh one); nil when the table
-    /// is full.  Lock-free except when a fresh slot opens a new page.
-    private func takeSlot() -> (index: UInt32, page: UnsafeMutableRawPointer)? {
-        var head = freeHead.load(ordering: .acquiring)
-        while head & 0xFFFF_FFFF != 0 {
-            let index = UInt32(truncatingIfNeeded: head) - 1
-            let page = Self.page(index)!
-            let link = UInt64(UInt(bitPattern: rl_atomic_load_ptr(Self.objectPtr(page, index))))
-            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | link
-            let (exchanged, seen) = freeHead.compareExchange(expected: head, desired: desired,
-                                                             ordering: .acquiringAndReleasing)
-            if exchanged { return (index, page) }
-            head = seen
-        }
+    /// A free slot (for a loop one holding an inbox if there is one, then
+    /// any other free one, else a fresh one); nil when the table is full.
+    /// Lock-free except when a fresh slot opens a new page.
+    private func takeSlot(forLoop: Bool) -> (index: UInt32, page: UnsafeMutableRawPointer)? {
+        if forLoop, let slot = pop(freeWithInboxHead) { return slot }
+        if let slot = pop(freeHead) { return slot }
         var index = nextFresh.load(ordering: .relaxed)
         while true {
             guard Int(index) < Self.maxPages * Self.pageSize else { return nil }
@@ -193,7 +202,7 @@ package final class HandleTable: @unchecked Sendable {
         return pageLock.withLock {
             let p = Int(index) >> Self.pageBits
             if let page = Self.page(index) { return (index, page) }  // another thread made it
-            let bytes = Self.pageSize * 24  // state and object words, then hot words
+            let bytes = Self.pageSize * 32  // state and object words, hot words, inboxes
             let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
             fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
             rl_atomic_store_ptr(pages + p, fresh)
@@ -201,14 +210,34 @@ package final class HandleTable: @unchecked Sendable {
         }
     }
 
-    /// Pushes a retired slot on the free stack.
+    private func pop(_ stack: borrowing Atomic<UInt64>) -> (index: UInt32, page: UnsafeMutableRawPointer)? {
+        var head = stack.load(ordering: .acquiring)
+        while head & 0xFFFF_FFFF != 0 {
+            let index = UInt32(truncatingIfNeeded: head) - 1
+            let page = Self.page(index)!
+            let link = UInt64(UInt(bitPattern: rl_atomic_load_ptr(Self.objectPtr(page, index))))
+            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | link
+            let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .acquiringAndReleasing)
+            if exchanged { return (index, page) }
+            head = seen
+        }
+        return nil
+    }
+
+    /// Pushes a retired slot on its free stack (only a loop may take a slot
+    /// with an inbox: see BlockInbox).
     private func freeSlot(_ index: UInt32, _ page: UnsafeMutableRawPointer) {
+        let hasInbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) != nil
+        if hasInbox { push(index, page, on: freeWithInboxHead) } else { push(index, page, on: freeHead) }
+    }
+
+    private func push(_ index: UInt32, _ page: UnsafeMutableRawPointer, on stack: borrowing Atomic<UInt64>) {
         let link = Self.objectPtr(page, index)
-        var head = freeHead.load(ordering: .relaxed)
+        var head = stack.load(ordering: .relaxed)
         while true {
             rl_atomic_store_ptr(link, UnsafeMutableRawPointer(bitPattern: UInt(head & 0xFFFF_FFFF)))
             let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | UInt64(index + 1)
-            let (exchanged, seen) = freeHead.compareExchange(expected: head, desired: desired, ordering: .releasing)
+            let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .releasing)
             if exchanged { return }
             head = seen
         }
@@ -285,6 +314,38 @@ package final class HandleTable: @unchecked Sendable {
         guard let (page, index) = slot(of: handle) else { return }
         rl_prefetch(statePtr(page, index))
         rl_prefetch(hotPtr(page, index))
+    }
+
+    /// The block inbox of the slot `raw` names, if one was ever made for
+    /// it; the ring itself checks that it is the handle's loop's (see
+    /// BlockInbox).  nil for a non-handle.  No pin.
+    @inline(__always)
+    package static func inbox(_ raw: UInt) -> BlockInbox? {
+        guard let (page, index) = slot(of: UInt64(raw)),
+              let base = rl_atomic_load_ptr(inboxPtr(page, index)) else { return nil }
+        return BlockInbox(base)
+    }
+
+    /// The inbox of a loop being registered (its handle not yet
+    /// published): the slot's, or a new one stored in the slot.
+    package static func inbox(forNewLoop handle: UInt64) -> BlockInbox? {
+        guard let (page, index) = slot(of: handle) else { return nil }
+        let word = inboxPtr(page, index)
+        if let base = rl_atomic_load_ptr(word) { return BlockInbox(base) }
+        let inbox = BlockInbox.allocate()
+        rl_atomic_store_ptr(word, inbox.address)
+        return inbox
+    }
+
+    /// Whether the hot word of the live object of `kind` that `raw` names
+    /// is `value`: one load and one comparison with the value stamped by
+    /// the handle (HotWord).  False for anything else (NULL, stale, another
+    /// kind, another value).
+    @inline(__always)
+    package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
+        let handle = UInt64(raw)
+        guard let (page, index) = slot(of: handle) else { return false }
+        return rl_atomic_load(hotPtr(page, index)) == HotWord.stamp(handle: handle, kind: kind) | UInt64(value)
     }
 
     /// The hot word's value of the live object of `kind` that `raw` names;

@@ -74,8 +74,10 @@ package enum WakeCause: UInt8 {
 /// step costs one relaxed atomic load; a callout costs one clock reading
 /// and a few counter stores: it is timed from a mark, the end of the
 /// previous callout of its step (or a reading just before the first), so
-/// a batch of n callouts reads the clock n + 1 times.  With a trace or
-/// the stall monitor on, each callout also reads its exact start.
+/// a batch of n callouts reads the clock n + 1 times.  The queued blocks
+/// of a step are timed as one batch instead (two readings, see
+/// `timesEachCallout`).  With a trace or the stall monitor on, each
+/// callout also reads its exact start.
 /// Loop-thread state is plain; what other threads read is atomic.
 package final class Insight: @unchecked Sendable {
     package static let stallBit: UInt8 = 1
@@ -184,6 +186,11 @@ package final class Insight: @unchecked Sendable {
     private var runStart: [UInt64] = []
 
     // MARK: callouts
+
+    /// Whether each callout must be timed on its own (a trace or the stall
+    /// monitor is on); otherwise a step may time its callouts as one batch.
+    @inline(__always)
+    package var timesEachCallout: Bool { flags.load(ordering: .relaxed) != 0 }
 
     private var calloutKind: CalloutKind = .none
     private var calloutItem: UInt = 0

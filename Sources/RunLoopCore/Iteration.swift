@@ -123,6 +123,7 @@ extension Loop {
     /// produce work.  Lock held.
     private func isEmptyLocked(_ mode: Mode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
+        collectQueuedLocked()
         return !blocks.contains { blockMatchesLocked($0, mode.name) }
     }
 

@@ -103,14 +103,25 @@ package final class Loop: Handled, @unchecked Sendable {
     package var pending: [Source] = [] {
         didSet { Self.setHint(pendingHint, !pending.isEmpty) }
     }
+    /// Queued blocks taken from `inbox` and `overflowBlocks`, in the order
+    /// queued, waiting for a pass of one of their modes.
     package var blocks: [QueuedBlock] = [] {
         didSet { Self.setHint(blocksHint, !blocks.isEmpty) }
     }
-    /// Whether `pending` / `blocks` are non-empty, readable without the
-    /// lock: a pass skips them cheaply.  A producer sets them under the
-    /// lock before its wake-up, so the pass after that wake-up sees them.
+    /// Where blocks are queued: lock-free, no pin (BlockInbox.swift).  Set
+    /// when the loop is registered; nil if the handle table was full.
+    package private(set) var inbox: BlockInbox?
+    /// Blocks queued when the loop has no inbox (the handle table was full).
+    package var overflowBlocks: [QueuedBlock] = [] {
+        didSet { Self.setHint(overflowHint, !overflowBlocks.isEmpty) }
+    }
+    /// Whether `pending` / `blocks` / `overflowBlocks` are non-empty,
+    /// readable without the lock: a pass skips them cheaply.  A producer
+    /// sets them under the lock before its wake-up, so the pass after that
+    /// wake-up sees them.
     package let pendingHint = Atomic<Bool>(false)
     package let blocksHint = Atomic<Bool>(false)
+    package let overflowHint = Atomic<Bool>(false)
 
     /// Stores a hint only when it changes: a producer adding to a
     /// non-empty list does not write the line the loop's thread polls.
@@ -120,6 +131,9 @@ package final class Loop: Handled, @unchecked Sendable {
     /// An emptied array with capacity, swapped with `blocks` by the loop's
     /// thread so a pass runs queued work without allocating.  Loop thread only.
     package var spareBlocks: [QueuedBlock] = []
+    /// An empty overflow array swapped with the inbox's full one
+    /// (BlockInbox.collect).  Guarded by `lock`.
+    package var spareOverflow: BlockInbox.OverflowArray?
     /// The same for the timers fired by a pass.  Loop thread only.
     package var spareDueTimers: [DueTimer] = []
     /// The same for the sources a pass performs.  Loop thread only.
@@ -146,10 +160,33 @@ package final class Loop: Handled, @unchecked Sendable {
         _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
 
-    /// The poller's wake-up state is the loop's hot word.
-    package override func registered() { poller.state = hot }
+    /// The poller's wake-up state is the loop's hot word; the slot's block
+    /// inbox becomes this loop's.
+    package override func registered() {
+        poller.state = hot
+        if handle != 0, let inbox = HandleTable.inbox(forNewLoop: handle) {
+            inbox.open(handle: handle)
+            self.inbox = inbox
+        }
+    }
 
-    package override func finalize() { poller.shutdown() }
+    package override func finalize() {
+        // Blocks still queued (a loop torn down has none) are dropped.
+        var left: [QueuedBlock] = []
+        lock.withLock {
+            inbox?.close(into: &left)
+            left += blocks
+            left += overflowBlocks
+            blocks = []
+            overflowBlocks = []
+        }
+        for block in left { block.dispose() }
+        lock.withLock {
+            spareOverflow?.deallocate()
+            spareOverflow = nil
+        }
+        poller.shutdown()
+    }
 
     package func nextSequence() -> UInt64 {
         sequence &+= 1
@@ -511,7 +548,9 @@ package final class Loop: Handled, @unchecked Sendable {
         enqueue(QueuedBlock(modes: modes, function: function, info: info))
     }
 
-    /// Queues `block`; false (the block disposed of) if the loop is gone.
+    /// Queues `block` (the path with the lock: RLRunLoopPerformFunction
+    /// takes the inbox directly when it can); false (the block disposed
+    /// of) if the loop is gone.
     private func enqueue(_ block: QueuedBlock) -> Bool {
         let queued: Bool = lock.withLock {
             guard !isDead else { return false }
@@ -519,15 +558,40 @@ package final class Loop: Handled, @unchecked Sendable {
             // usual case, every block for the same mode, is one comparison.
             switch block.modes {
             case .one(let name):
-                if !name.isCommonModes { ensureModeLocked(name) }
+                if !name.isCommonModes {
+                    ensureModeLocked(name)
+                    inbox?.ensured(name)  // the lock-free path may queue for it now
+                }
             case .list(let names):
                 for name in names where !name.isCommonModes { ensureModeLocked(name) }
             }
-            blocks.append(block)
+            if let inbox, inbox.push(block, handle: handle) || inbox.pushOverflowing(block, handle: handle) {
+                return true
+            }
+            overflowBlocks.append(block)  // no inbox (or no longer the loop's: never run)
             return true
         }
         if !queued { block.dispose() }
         return queued
+    }
+
+    /// Whether a block may be queued: a cheap check with no lock, for the
+    /// loop's thread.
+    @inline(__always)
+    package var mayHaveBlocks: Bool {
+        if blocksHint.load(ordering: .acquiring) || overflowHint.load(ordering: .acquiring) { return true }
+        return inbox?.mayHaveBlocks() ?? false
+    }
+
+    /// Moves the blocks queued since the last call to `blocks`, in order.
+    /// Lock held; the loop's thread (the inbox's one consumer, see
+    /// BlockInbox).
+    package func collectQueuedLocked() {
+        if let inbox, inbox.mayHaveBlocks() { inbox.collect(into: &blocks, spare: &spareOverflow) }
+        if !overflowBlocks.isEmpty {
+            blocks += overflowBlocks
+            overflowBlocks.removeAll(keepingCapacity: true)
+        }
     }
 
     package func stop() {
@@ -564,6 +628,10 @@ package final class Loop: Handled, @unchecked Sendable {
         var deferred = Deferred()
         let dropped: [QueuedBlock] = lock.withLock {
             isDead = true
+            // No block is queued from here; those queued are dropped.
+            inbox?.close(into: &blocks)
+            blocks += overflowBlocks
+            overflowBlocks = []
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
             for name in modeOrder {
                 guard let mode = modes[name] else { continue }

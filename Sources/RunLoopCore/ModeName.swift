@@ -25,8 +25,10 @@ package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible 
     package static let `default` = ModeNames.shared.defaultName
     package static let common = ModeNames.shared.commonName
 
-    /// The name whose C string is `cString`, which must be one of ours.
-    fileprivate init(interned cString: UnsafePointer<CChar>) {
+    /// The name whose C string is `cString`, which must be one of ours
+    /// (8-byte aligned: BlockInbox uses its low bits).
+    @inline(__always)
+    package init(interned cString: UnsafePointer<CChar>) {
         id = UnsafeRawPointer(cString - MemoryLayout<Int>.size).load(as: Int.self)
         self.cString = cString
     }

@@ -6,12 +6,31 @@
 /// of modes goes in an `Extra` box that the block holds one reference to
 /// by hand, from `init` until `dispose()`, which whoever takes the block
 /// out of the queue calls once (after running it, or when dropping it).
-package struct QueuedBlock {
+package struct QueuedBlock: BitwiseCopyable {
     private let function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
     private let info: UnsafeMutableRawPointer?
-    /// The block's mode, unless `extra` holds a list.
-    private let mode: ModeName
+    /// The block's mode (its interned C string: four words in all), unless
+    /// `extra` holds a list.
+    private let modeString: UnsafePointer<CChar>
     private let extra: Unmanaged<Extra>?
+
+    private var mode: ModeName { ModeName(interned: modeString) }
+
+    /// The four words of a block, for BlockInbox's cells: the mode's C
+    /// string is 8-byte aligned, so its low bits are free.
+    @inline(__always)
+    package var words: (function: UInt, info: UInt, extra: UInt, mode: UInt) {
+        (unsafeBitCast(function, to: UInt.self), UInt(bitPattern: info),
+         UInt(bitPattern: extra?.toOpaque()), UInt(bitPattern: modeString))
+    }
+
+    @inline(__always)
+    package init(words: (function: UInt, info: UInt, extra: UInt, mode: UInt)) {
+        function = unsafeBitCast(words.function, to: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?.self)
+        info = UnsafeMutableRawPointer(bitPattern: words.info)
+        extra = UnsafeMutableRawPointer(bitPattern: words.extra).map { Unmanaged<Extra>.fromOpaque($0) }
+        modeString = UnsafePointer(bitPattern: words.mode)!
+    }
 
     private final class Extra {
         let closure: (() -> Void)?
@@ -28,12 +47,22 @@ package struct QueuedBlock {
         self.info = info
         switch modes {
         case .one(let name):
-            mode = name
+            modeString = name.cString
             extra = nil
         case .list(let names):
-            mode = .default
+            modeString = ModeName.default.cString
             extra = .passRetained(Extra(closure: nil, modes: names))
         }
+    }
+
+    /// A C function queued for one mode (the lock-free path).
+    @inline(__always)
+    package init(mode: ModeName, function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                 info: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.info = info
+        modeString = mode.cString
+        extra = nil
     }
 
     package init(modes: BlockModes, closure: @escaping () -> Void) {
@@ -41,10 +70,10 @@ package struct QueuedBlock {
         info = nil
         switch modes {
         case .one(let name):
-            mode = name
+            modeString = name.cString
             extra = .passRetained(Extra(closure: closure, modes: nil))
         case .list(let names):
-            mode = .default
+            modeString = ModeName.default.cString
             extra = .passRetained(Extra(closure: closure, modes: names))
         }
     }
@@ -59,7 +88,8 @@ package struct QueuedBlock {
     @inline(__always)
     package func matches(_ name: ModeName, common: [ModeName]) -> Bool {
         let hit = { (m: ModeName) in m == name || (m.isCommonModes && common.contains(name)) }
-        guard let extra else { return hit(mode) }
+        // Equal names share one C string.
+        guard let extra else { return modeString == name.cString || hit(mode) }
         return extra._withUnsafeGuaranteedRef { box in box.modes.map { $0.contains(where: hit) } ?? hit(mode) }
     }
 

@@ -63,6 +63,24 @@ package final class Statistics: @unchecked Sendable {
         }
     }
 
+    /// Loop thread only: `count` callouts of `kind` ran back to back and
+    /// took `ns` together (timed as a batch, see Insight).
+    @inline(__always)
+    package func callouts(_ kind: CalloutKind, count: UInt64, took ns: UInt64) {
+        switch kind {
+        case .observer: bump(.observersCalled, by: count)
+        case .source: bump(.version0Performed, by: count)
+        case .descriptor: bump(.version1Performed, by: count)
+        case .block: bump(.blocksRun, by: count)
+        case .timer, .none: break
+        }
+        let longest = values + Counter.longestCallout.rawValue
+        if ns > rl_atomic_load(longest) {
+            rl_atomic_store(longest, ns)
+            rl_atomic_store(values + Counter.longestCalloutKind.rawValue, UInt64(kind.rawValue))
+        }
+    }
+
     /// Any thread.
     package func reset() {
         for i in 0..<Self.count { rl_atomic_store(values + i, 0) }

@@ -68,12 +68,14 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan stress_churn Tests/stress/stress_churn.c
   build_tsan test_misuse Tests/stress/test_misuse.c
   build_tsan test_model Tests/model/test_model.c Tests/model/model.c
+  build_tsan test_rl_inbox Tests/c/test_rl_inbox.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
   run_checked "$out/stress_churn-tsan.log" TSan 300 "$out/stress_churn-tsan" 2000 || ok=0
   run_checked "$out/test_misuse-tsan.log" TSan 120 "$out/test_misuse-tsan" || ok=0
   run_checked "$out/test_model-tsan.log" TSan 300 "$out/test_model-tsan" --ops 20000 --quiet || ok=0
+  run_checked "$out/test_rl_inbox-tsan.log" TSan 300 "$out/test_rl_inbox-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 

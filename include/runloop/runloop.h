@@ -270,8 +270,13 @@ typedef void (*RLRunLoopPerformCallBack)(void *info);
  * runs a pass in `mode`.  `mode` is a mode name, kRLRunLoopCommonModes, or
  * an RLArrayRef of mode names (any of them matches).  Does not wake the
  * loop: follow with RLRunLoopWakeUp() when calling from another thread.
- * The library does not retain or release `info`.  For one mode name this
- * allocates nothing once the loop's queue has grown to the burst size. */
+ * The library does not retain or release `info`.  Any thread, and
+ * lock-free in the usual case: one mode name the loop already has (the
+ * default mode, kRLRunLoopCommonModes, or the mode of the last queued
+ * block that named another mode) and fewer than 256 functions waiting to
+ * be taken by the loop; then it takes no lock, pins nothing and allocates
+ * nothing.  Otherwise it takes a lock (and creates the mode).  Queued
+ * work runs in the order it was queued (from one thread: call order). */
 void RLRunLoopPerformFunction(RLRunLoopRef rl, RLTypeRef mode, RLRunLoopPerformCallBack fn, void *info);
 #if defined(__BLOCKS__)
 /* Same as RLRunLoopPerformFunction with a block (copied by the library). */

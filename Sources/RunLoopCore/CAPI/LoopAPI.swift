@@ -84,7 +84,15 @@ public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
 
 @c(RLRunLoopWakeUp)
 public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
-    // Already pending, or awake/spinning (→ pending): the hot word alone, no pin.
+    // Already pending (or ignored): one load and one comparison, no pin.
+    if HandleTable.hotWordIs(UInt(bitPattern: rl), kind: .runLoop, Poller.pending) { return }
+    wakeUpSlow(rl)
+}
+
+/// Out of line, so the check above runs without this path's frame:
+/// awake/spinning (→ pending) on the hot word alone, no pin; else pinned.
+@inline(never)
+private func wakeUpSlow(_ rl: RLRunLoopRef?) {
     if let word = HandleTable.hotWord(UInt(bitPattern: rl), kind: .runLoop), Poller.wakeUpWithoutSyscall(word) { return }
     wakeUpPinned(rl)
 }
@@ -103,6 +111,23 @@ public func rlRunLoopStop(_ rl: RLRunLoopRef?) {
 @c(RLRunLoopPerformFunction)
 public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
                                      _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
+    // The usual call, one mode name the loop already has: straight into
+    // the loop's inbox, no pin, no lock (BlockInbox.swift).  The ring
+    // checks the handle; anything else takes the pinned path below.
+    let handle = UInt(bitPattern: rl)
+    if let fn, let mode, !HandleTable.isHandle(UInt(bitPattern: mode)),
+       let inbox = HandleTable.inbox(handle),
+       let name = ModeName.intern(UnsafeRawPointer(mode).assumingMemoryBound(to: CChar.self)),
+       inbox.isEnsured(name),
+       inbox.push(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle))
+        || inbox.pushOverflowing(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle)) { return }
+    performPinned(rl, mode, fn, info)
+}
+
+/// Out of line, so the path above runs without this one's frame.
+@inline(never)
+private func performPinned(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
+                           _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
     borrow(rl, as: .runLoop, "RLRunLoopPerformFunction", orElse: ()) { (loop: Loop) in
         guard let fn else {
             reportError("RLRunLoopPerformFunction", .invalidArgument, "NULL function")

@@ -73,7 +73,8 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
 
 @c(RLRunLoopSourceSignal)
 public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
-    if peek(source, as: .source) == Source.signalledBit { return }  // pending already: one load, no pin
+    // Pending already: one load and one comparison, no pin.
+    if HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit) { return }
     signalPinned(source)
 }
 

@@ -1,0 +1,338 @@
+import CRunLoopShims
+import Glibc
+
+/// The lock-free front of a loop's block queue: where RLRunLoopPerformFunction
+/// (and every other perform) puts a block, with no pin and no lock.
+///
+/// A bounded multi-producer ring: a producer claims a position by a
+/// compare-and-swap on `tail` (when the consumer's `head` is less than a
+/// lap behind), writes its block into the position's cell and publishes it
+/// by storing its last word (see the layout below).  The
+/// consumer is whoever holds the loop's lock (the loop's thread at the
+/// start of its block step, teardown, finalization): it moves published
+/// blocks, in position order, into `Loop.blocks`, where they wait for a
+/// pass of a matching mode as before.
+///
+/// Stale handles: the ring lives in memory that is never freed, reached
+/// from the loop's handle-table slot (HandleTable.inbox), like the hot
+/// word.  `tail` holds the generation of the loop that owns the ring, so
+/// the claim itself checks the handle: a producer holding a stale handle
+/// (or one of another object in the same slot) compares a generation the
+/// ring no longer has, claims nothing and takes the pinned path, which
+/// reports the error.  A ring is closed (generation 0) when its loop is
+/// torn down or finalized, after which no claim succeeds; closing waits
+/// for the blocks already claimed and hands them to the closer.  A slot
+/// with a ring is only ever given to another loop (HandleTable.register),
+/// which reopens the ring with its own generation.
+///
+/// Overflow: while the ring is full, producers append blocks to a
+/// growable array in the same never-freed memory, guarded by a mutex there
+/// (checking the generation under it, as the claim does), and set
+/// `overflowBit` in `tail`, which stops further claims; the consumer takes
+/// the overflow array only once it has every block claimed before it, then
+/// clears the bit.  So blocks keep the order in which their perform calls
+/// returned, and no perform waits for the loop.
+///
+/// Modes: a block's mode must exist from when it is queued.  `ensured` is
+/// the id of the last mode a producer made sure of under the loop's lock;
+/// the lock-free path accepts the default mode, the common modes and that
+/// one, and leaves any other to the locked path, which creates the mode.
+package struct BlockInbox: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+
+    package init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+    private static let capacityBits: UInt64 = 8
+    static let capacity = 1 << Int(capacityBits)
+    private static let positionBits = 39
+    private static let positionMask: UInt64 = 1 << positionBits - 1
+    static let overflowBit: UInt64 = 1 << positionBits
+    private static let generationShift: UInt64 = 40
+
+    // Layout: the producers' word, the words producers only read, the
+    // consumer's word, each on a line of its own, the overflow array, then
+    // the cells: a block's four words (QueuedBlock.words), two per line.
+    // The last word, the mode's C string (8-byte aligned), also says
+    // whether the cell is published: its low bit is the parity of the lap
+    // (position / capacity) that wrote it, and 0 means never written.
+    private static let tailOffset = 0
+    private static let ensuredOffset = 64
+    private static let headOffset = 128
+    // The overflow array: its mutex, then base, count and capacity.
+    private static let mutexOffset = 192
+    private static let overflowOffset = 256
+    private static let cellsOffset = 320
+    private static let cellStride = 32
+    static let byteCount = cellsOffset + capacity * cellStride
+
+    private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
+    private var ensured: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset).assumingMemoryBound(to: UInt64.self) }
+    /// 1 while `overflowBit` is set in `tail`: the consumer reads this
+    /// (written twice per overflow) instead of `tail` (written per block).
+    private var overflowFlag: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset + 8).assumingMemoryBound(to: UInt64.self) }
+    private var head: UnsafeMutablePointer<UInt64> { (base + Self.headOffset).assumingMemoryBound(to: UInt64.self) }
+
+    @inline(__always)
+    private func cell(_ position: UInt64) -> UnsafeMutablePointer<UInt> {
+        (base + Self.cellsOffset + Int(position & UInt64(Self.capacity - 1)) * Self.cellStride)
+            .assumingMemoryBound(to: UInt.self)
+    }
+
+    /// The last word of a cell published for `position`.
+    @inline(__always)
+    private static func published(_ position: UInt64, mode: UInt) -> UInt64 {
+        UInt64(mode) | (position >> capacityBits & 1)
+    }
+
+    /// Whether `word`, a cell's last word, is the publication for `position`.
+    @inline(__always)
+    private static func isPublished(_ word: UInt64, _ position: UInt64) -> Bool {
+        word != 0 && word & 1 == position >> capacityBits & 1
+    }
+
+    @inline(__always)
+    private static func lastWord(_ cell: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<UInt64> {
+        UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: UInt64.self)
+    }
+
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        (base + Self.mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+    /// The overflow array (guarded by `mutex`): base, count, capacity.
+    private var overflow: UnsafeMutablePointer<UnsafeMutablePointer<QueuedBlock>?> {
+        (base + Self.overflowOffset).assumingMemoryBound(to: UnsafeMutablePointer<QueuedBlock>?.self)
+    }
+    private var overflowCount: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 8).assumingMemoryBound(to: Int.self) }
+    private var overflowCapacity: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 16).assumingMemoryBound(to: Int.self) }
+
+    /// A closed ring (owned by no loop).  Never deallocated.
+    static func allocate() -> BlockInbox {
+        let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        assert(MemoryLayout<pthread_mutex_t>.size <= overflowOffset - mutexOffset)
+        pthread_mutex_init(base.advanced(by: mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self), nil)
+        return BlockInbox(base)
+    }
+
+    package var address: UnsafeMutableRawPointer { base }
+
+    /// The generation a handle names, as `tail` holds it.
+    @inline(__always)
+    static func owner(handle: UInt64) -> UInt64 { (handle >> 32 & 0xFF_FFFF) << generationShift }
+
+    /// Gives a closed, empty ring to the loop whose handle is `handle`
+    /// (before that handle is published).
+    func open(handle: UInt64) {
+        for i in 0..<UInt64(Self.capacity) { rl_atomic_store(Self.lastWord(cell(i)), 0) }  // never written
+        rl_atomic_store(head, 0)
+        rl_atomic_store(ensured, UInt64(ModeName.defaultID))
+        rl_atomic_store(overflowFlag, 0)
+        rl_atomic_store(tail, Self.owner(handle: handle))
+    }
+
+    // MARK: producers (any thread)
+
+    /// Whether the lock-free path may queue a block for `mode` (see the
+    /// type's comment).
+    @inline(__always)
+    func isEnsured(_ mode: ModeName) -> Bool {
+        mode.id <= ModeName.commonID || rl_atomic_load(ensured) == UInt64(mode.id)
+    }
+
+    /// Records that the loop has the mode `mode` (loop's lock held).
+    func ensured(_ mode: ModeName) {
+        if rl_atomic_load(ensured) != UInt64(mode.id) { rl_atomic_store(ensured, UInt64(mode.id)) }
+    }
+
+    /// Queues `block` if the ring belongs to the loop `handle` names, is
+    /// not overflowing and has room.  False: nothing queued, nothing
+    /// written (the caller still owns the block).
+    @inline(__always)
+    func push(_ block: QueuedBlock, handle: UInt64) -> Bool {
+        let owner = Self.owner(handle: handle)
+        guard owner != 0 else { return false }  // no generation is 0: a forged handle
+        var current = rl_atomic_load(tail)
+        while true {
+            // Another owner, closed, or overflowing (the bit is below the
+            // generation, so one comparison checks both).
+            guard current &>> Self.positionBits == owner &>> Self.positionBits else { return false }
+            let position = current & Self.positionMask
+            // Room: the consumer has taken the block a lap before.  (It
+            // writes `head` once per batch and never the cells, so their
+            // lines stay with the producers.)
+            if (position &- rl_atomic_load(head)) & Self.positionMask < UInt64(Self.capacity) {
+                let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
+                if seen == current {
+                    let cell = cell(position)
+                    let words = block.words
+                    cell[0] = words.function
+                    cell[1] = words.info
+                    cell[2] = words.extra
+                    rl_atomic_store(Self.lastWord(cell), Self.published(position, mode: words.mode))
+                    return true
+                }
+                current = seen
+            } else {
+                // Full, or another producer took the position meanwhile.
+                let now = rl_atomic_load(tail)
+                if now == current { return false }
+                current = now
+            }
+        }
+    }
+
+    /// Queues `block` when `push` could not (the ring full or
+    /// overflowing): into the ring if it has room again, else into the
+    /// overflow array.  False only if the ring is not the loop's that
+    /// `handle` names (nothing queued).
+    @inline(never)
+    func pushOverflowing(_ block: QueuedBlock, handle: UInt64) -> Bool {
+        let owner = Self.owner(handle: handle)
+        guard owner != 0 else { return false }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // The bit is set and cleared only under the mutex.
+        var current = rl_atomic_load(tail)
+        guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
+        if current & Self.overflowBit == 0 {
+            if push(block, handle: handle) { return true }
+            while true {  // full: stop claims
+                let seen = rl_atomic_cas_value(tail, current, current | Self.overflowBit)
+                if seen == current { break }
+                current = seen
+                guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
+            }
+            rl_atomic_store(overflowFlag, 1)
+        }
+        let count = overflowCount.pointee
+        if count == overflowCapacity.pointee {
+            let capacity = max(64, count * 2)
+            let grown = UnsafeMutablePointer<QueuedBlock>.allocate(capacity: capacity)
+            if let old = overflow.pointee {
+                grown.moveInitialize(from: old, count: count)
+                old.deallocate()
+            }
+            overflow.pointee = grown
+            overflowCapacity.pointee = capacity
+        }
+        (overflow.pointee! + count).initialize(to: block)
+        overflowCount.pointee = count + 1
+        return true
+    }
+
+    // MARK: the consumer (the loop's lock held)
+
+    /// Whether a published block waits at the head (a cheap check).
+    @inline(__always)
+    func hasPublished() -> Bool {
+        let position = rl_atomic_load(head)
+        return Self.isPublished(rl_atomic_load(Self.lastWord(cell(position))), position)
+    }
+
+    /// Whether a block may wait: published at the head, or overflowing.
+    /// Reads no line a producer writes per block, except the head's cell
+    /// (whose block it is about to take).
+    @inline(__always)
+    func mayHaveBlocks() -> Bool { hasPublished() || isOverflowing }
+
+    /// Moves every block queued, in order, to the end of `blocks`: those
+    /// published in the ring, then, once it has taken every block claimed
+    /// in the ring, the overflow array.
+    /// `spare` is an empty overflow array of the consumer's (or nil),
+    /// swapped with the full one so the mutex is held for a few stores,
+    /// not for the copy.
+    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) {
+        drain(into: &blocks)
+        guard isOverflowing, caughtUp else { return }
+        pthread_mutex_lock(mutex)
+        let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
+        overflow.pointee = spare?.base
+        overflowCount.pointee = 0
+        overflowCapacity.pointee = spare?.capacity ?? 0
+        clearOverflow()
+        pthread_mutex_unlock(mutex)
+        if let array = taken.base {
+            // Plain data: moved by one copy.
+            blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
+        }
+        spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
+    }
+
+    /// An overflow array handed between the inbox and its consumer.
+    package struct OverflowArray {
+        let base: UnsafeMutablePointer<QueuedBlock>?
+        let count: Int
+        let capacity: Int
+        func deallocate() { base?.deallocate() }
+    }
+
+    /// Whether every block claimed in the ring has been taken.
+    private var caughtUp: Bool { rl_atomic_load(tail) & Self.positionMask == rl_atomic_load(head) }
+
+    private func takeOverflowLocked(into blocks: inout [QueuedBlock]) {
+        guard let array = overflow.pointee else { return }
+        blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: overflowCount.pointee))
+        overflowCount.pointee = 0
+    }
+
+    /// Moves the published blocks, in order, to the end of `blocks`.
+    private func drain(into blocks: inout [QueuedBlock]) {
+        let first = rl_atomic_load(head)
+        var position = first
+        while true {
+            let cell = cell(position)
+            let last = rl_atomic_load(Self.lastWord(cell))
+            guard Self.isPublished(last, position) else { break }
+            blocks.append(QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7))))
+            position = (position &+ 1) & Self.positionMask
+        }
+        if position != first { rl_atomic_store(head, position) }
+    }
+
+    /// Whether producers are held back (see pushOverflowing).
+    var isOverflowing: Bool { rl_atomic_load(overflowFlag) != 0 }
+
+    /// Lets producers claim again (after the overflow array was taken).
+    private func clearOverflow() {
+        rl_atomic_store(overflowFlag, 0)
+        var current = rl_atomic_load(tail)
+        while current & Self.overflowBit != 0 {
+            let seen = rl_atomic_cas_value(tail, current, current & ~Self.overflowBit)
+            if seen == current { return }
+            current = seen
+        }
+    }
+
+    /// Blocks queued but not yet taken (approximate while producers run).
+    var count: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return Int((rl_atomic_load(tail) &- rl_atomic_load(head)) & Self.positionMask) + overflowCount.pointee
+    }
+
+    /// Closes the ring: no block is queued from here.  Waits for the
+    /// blocks already claimed and appends every block left to `blocks`
+    /// (ring first, then overflow), and frees the overflow array.
+    func close(into blocks: inout [QueuedBlock]) {
+        pthread_mutex_lock(mutex)
+        var current = rl_atomic_load(tail)
+        while true {
+            let seen = rl_atomic_cas_value(tail, current, current & Self.positionMask)
+            if seen == current { break }
+            current = seen
+        }
+        // A producer between its claim and its publication is a few
+        // instructions away from it.
+        while true {
+            drain(into: &blocks)
+            if caughtUp { break }
+            sched_yield()
+        }
+        takeOverflowLocked(into: &blocks)
+        rl_atomic_store(overflowFlag, 0)
+        overflow.pointee?.deallocate()
+        overflow.pointee = nil
+        overflowCapacity.pointee = 0
+        pthread_mutex_unlock(mutex)
+    }
+}
