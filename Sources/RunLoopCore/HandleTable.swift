@@ -350,11 +350,13 @@ package final class HandleTable: @unchecked Sendable {
             let slot = Self.objectPtr(page, index)
             let unmanaged = Unmanaged<Handled>.fromOpaque(slot.pointee!)
             slot.pointee = nil
-            // Only a loop may take a slot with an inbox (see BlockInbox).
-            let hasInbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) != nil
-            allocation.withLock { if hasInbox { $0.freeWithInbox.append(index) } else { $0.free.append(index) } }
             let object = unmanaged.takeRetainedValue()
             object.finalize()
+            // The slot is reused only after finalize: a loop closes its
+            // inbox there, which the slot's next loop reopens.  Only a loop
+            // may take a slot with an inbox (see BlockInbox).
+            let hasInbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) != nil
+            allocation.withLock { if hasInbox { $0.freeWithInbox.append(index) } else { $0.free.append(index) } }
         }
         return true
     }
