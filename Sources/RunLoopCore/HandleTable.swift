@@ -408,9 +408,11 @@ package final class HandleTable: @unchecked Sendable {
             // through the stale handle fails, and the object's own writes do.
             rl_atomic_store(Self.hotPtr(page, index), 0)
             let unmanaged = Unmanaged<Handled>.fromOpaque(rl_atomic_load_ptr(Self.objectPtr(page, index))!)
-            freeSlot(index, page)
             let object = unmanaged.takeRetainedValue()
             object.finalize()
+            // The slot is reused only after finalize: a loop closes its
+            // inbox there, which the slot's next loop reopens.
+            freeSlot(index, page)
         }
         return true
     }
