@@ -273,7 +273,7 @@ typedef void (*RLRunLoopPerformCallBack)(void *info);
  * The library does not retain or release `info`.  Any thread, and
  * lock-free in the usual case: one mode name the loop already has (the
  * default mode, kRLRunLoopCommonModes, or the mode of the last queued
- * block that named another mode) and fewer than 256 functions waiting to
+ * block that named another mode) and fewer than 64 functions waiting to
  * be taken by the loop; then it takes no lock, pins nothing and allocates
  * nothing.  Otherwise it takes a lock (and creates the mode).  Queued
  * work runs in the order it was queued (from one thread: call order). */
