@@ -209,43 +209,44 @@ extension Result {
         #expect(popped.map(\.1) == expected.map(\.1))
     }
 
-    @Test func timersDueTogetherFireInTheOrderScheduled() {
+    /// Runs 50 one-shot timers, timer i due at `date + offset(i)`, each
+    /// tracing its number; `before` runs before the adds (with the loop),
+    /// `after` after them (with the timers and `date`).
+    private func fireFiftyTimers(offset: @escaping @Sendable (Int) -> Double,
+                                 before: @escaping @Sendable (Loop) -> Void = { _ in },
+                                 after: @escaping @Sendable ([LoopTimer], Double) -> Void = { _, _ in }) -> [String] {
         let trace = Trace()
         onFreshThread {
             let loop = Registry.shared.current()!
+            before(loop)
             let date = Clock.absoluteNow() + 0.02
             var timers: [LoopTimer] = []
             for i in 0..<50 {
-                let t = registered(LoopTimer(fireDate: date, interval: 0, order: 0, callout: .closure { _ in trace.add("\(i)") }))
+                let t = registered(LoopTimer(fireDate: date + offset(i), interval: 0, order: 0,
+                                             callout: .closure { _ in trace.add("\(i)") }))
                 _ = loop.add(.timer(t), to: .default)
                 timers.append(t)
             }
+            after(timers, date)
             #expect(loop.run(.default, seconds: 1, returnAfterSourceHandled: false) == .finished)
             timers.forEach { $0.releaseRef() }
         }
-        #expect(trace.lines == (0..<50).map { "\($0)" })
+        return trace.lines
+    }
+
+    @Test func timersDueTogetherFireInTheOrderScheduled() {
+        #expect(fireFiftyTimers(offset: { _ in 0 }) == (0..<50).map { "\($0)" })
     }
 
     @Test func heapSequenceNumbersAreRenumberedBeforeTheyRunOut() {
-        let trace = Trace()
-        onFreshThread {
-            let loop = Registry.shared.current()!
-            let date = Clock.absoluteNow() + 0.02
-            var timers: [LoopTimer] = []
-            for i in 0..<50 {
-                let t = registered(LoopTimer(fireDate: date + Double(i % 3) * 0.001, interval: 0, order: 0,
-                                             callout: .closure { _ in trace.add("\(i)") }))
-                _ = loop.add(.timer(t), to: .default)
-                // A tiny limit: the mode renumbers its entries every few schedules.
-                if i == 0 { loop.lock.withLock { loop.existingModeLocked(.default)!.timerSeqLimit = 7 } }
-                timers.append(t)
-            }
+        let lines = fireFiftyTimers(offset: { Double($0 % 3) * 0.001 }, before: { loop in
+            // A tiny limit: the mode renumbers its entries every few schedules.
+            loop.lock.withLock { loop.existingModeLocked(.default)!.timerSeqLimit = 7 }
+        }, after: { timers, date in
             timers[4].setNextFireDate(date)  // a stale entry, and last among the earliest
-            #expect(loop.run(.default, seconds: 1, returnAfterSourceHandled: false) == .finished)
-            timers.forEach { $0.releaseRef() }
-        }
+        })
         let group = { (g: Int) in (0..<50).filter { $0 % 3 == g && $0 != 4 }.map { "\($0)" } }
-        #expect(trace.lines == group(0) + ["4"] + group(1) + group(2))
+        #expect(lines == group(0) + ["4"] + group(1) + group(2))
     }
 
     @Test func missedSlotsAreSkippedNotBurst() {

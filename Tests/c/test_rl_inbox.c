@@ -22,15 +22,19 @@
 static long g_next[3];       /* A: next expected per mode; B: per producer */
 static long g_ran, g_disorder;
 
-static void a_work(void *info)
+/* info is seq << 1 | stream (the mode in A, the producer in B): each
+ * stream's items must arrive in order. */
+static void check_order(void *info)
 {
     long v = (long)(intptr_t)info;
-    int mode = (int)(v & 1);
+    int stream = (int)(v & 1);
     long seq = v >> 1;
-    if (seq != g_next[mode]) g_disorder++;
-    g_next[mode] = seq + 1;
+    if (seq != g_next[stream]) g_disorder++;
+    g_next[stream] = seq + 1;
     g_ran++;
 }
+
+static void a_work(void *info) { check_order(info); }
 
 static void nothing(void *info) { (void)info; }
 
@@ -45,12 +49,8 @@ static RLRunLoopRef g_loop;
 
 static void b_work(void *info)
 {
-    long v = (long)(intptr_t)info;
-    int producer = (int)(v & 1);
-    long seq = v >> 1;
-    if (seq != g_next[producer]) g_disorder++;
-    g_next[producer] = seq + 1;
-    if (++g_ran == 2L * B_COUNT) RLRunLoopStop(RLRunLoopGetCurrent());
+    check_order(info);
+    if (g_ran == 2L * B_COUNT) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
 static void *b_producer(void *arg)
