@@ -195,8 +195,8 @@ extension Loop {
             }
             // The mode's reference keeps each popped timer alive while the
             // lock is held; the timers themselves are not touched yet.
-            while let (entry, timer) = mode.popDueTimer(now: now) {
-                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: 0))
+            while let (entry, timer, slotAddress) = mode.popDueTimer(now: now) {
+                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: 0, slotAddress: slotAddress))
             }
             // Then each popped timer, fetched a few ahead (a burst of due
             // timers is scattered in memory: this is where it would wait):
@@ -237,12 +237,13 @@ extension Loop {
         // coalescing); in address order each merges with the one freed just
         // before, and the sweep is sequential.
         if due.count > 32 {
-            // Sorted in the list's own memory: an entry is three words, so
-            // the addresses and a scratch copy fit in its first two thirds.
+            // Sorted in the list's own memory: an entry is four words, so
+            // the addresses and a scratch copy fit in its first half.
             let n = due.count
+            assert(MemoryLayout<DueTimer>.stride >= 2 * MemoryLayout<UInt>.stride)
             due.withUnsafeMutableBufferPointer { entries in
                 let words = UnsafeMutableRawPointer(entries.baseAddress!).assumingMemoryBound(to: UInt.self)
-                // Word i lies in entry i / 3, at or before entry i: already read.
+                // Word i lies in entry i / 4, at or before entry i: already read.
                 for i in 0 ..< n { words[i] = UInt(bitPattern: entries[i].timer.toOpaque()) }
                 let sorted = sortAddresses(words, scratch: words + n, count: n)
                 for i in 0 ..< n { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: sorted[i])!).release() }
@@ -295,6 +296,8 @@ package struct DueTimer {
     package let timer: Unmanaged<LoopTimer>
     package let deadline: UInt64
     package var epoch: UInt32
+    /// Its slot in the mode that popped it, for a prefetch before expiry.
+    package let slotAddress: UnsafeRawPointer
 }
 
 /// Starts loading the timer a few places after `i` in `due` (all of its
@@ -312,10 +315,10 @@ private func prefetchAhead(_ due: [DueTimer], _ i: Int) {
 private func prefetchFiring(_ due: [DueTimer], _ i: Int) {
     if i + 8 < due.count { prefetchObject(due[i + 8].timer) }
     if i + 4 < due.count {
-        due[i + 4].timer._withUnsafeGuaranteedRef { timer in
-            HandleTable.prefetchSlot(timer.handle)
-            timer.placements.prefetchFirstSlot()
-        }
+        // Its handle never changes; its slot's address was taken under the
+        // lock (nothing here reads what another thread may be writing).
+        HandleTable.prefetchSlot(due[i + 4].timer._withUnsafeGuaranteedRef { $0.handle })
+        rl_prefetch(due[i + 4].slotAddress)
     }
 }
 

@@ -179,15 +179,17 @@ package final class Mode {
     }
 
     /// Removes the earliest live entry due by `now` and retires it (see
-    /// unscheduleTimer); returns it with its timer.
-    package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
+    /// unscheduleTimer); returns it with its timer and where its slot is
+    /// now (for a prefetch later: the address may go stale, which a
+    /// prefetch does not mind).
+    package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>, slotAddress: UnsafeRawPointer)? {
         while let top = heap.top, top.deadline <= now {
             // The entry's slot is loaded while the heap re-sorts.
             prefetchTimerSlot(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
             timerSlots.setSeq(0, at: top.slot)
-            return (top, timerSlots.timer(at: top.slot))
+            return (top, timerSlots.timer(at: top.slot), timerSlots.address(of: top.slot))
         }
         return nil
     }

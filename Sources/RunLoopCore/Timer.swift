@@ -47,12 +47,6 @@ package struct TimerPlacements {
         return others.first { $0.mode.toOpaque() == key }
     }
 
-    /// Starts loading the slot of its first placement.
-    @inline(__always)
-    package func prefetchFirstSlot() {
-        if let first { first.mode._withUnsafeGuaranteedRef { $0.prefetchTimerSlot(first.slot) } }
-    }
-
     /// One of the modes holding the timer.
     package var anyMode: Mode? { first?.mode.takeUnretainedValue() }
 

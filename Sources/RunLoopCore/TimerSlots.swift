@@ -81,7 +81,11 @@ package final class TimerSlots {
 
     /// Starts loading a slot's line.
     @inline(__always)
-    package func prefetch(_ slot: Int) { rl_prefetch(base + slot) }
+    package func prefetch(_ slot: Int) { rl_prefetch(address(of: slot)) }
+
+    /// Where a slot is now (valid until the slots grow).
+    @inline(__always)
+    package func address(of slot: Int) -> UnsafeRawPointer { UnsafeRawPointer(base + slot) }
 
     /// Every timer held, in slot order.
     package var timers: [LoopTimer] {
