@@ -237,16 +237,20 @@ extension Loop {
         // coalescing); in address order each merges with the one freed just
         // before, and the sweep is sequential.
         if due.count > 32 {
-            // Sorted in the list's own memory: an entry is four words, so
-            // the addresses and a scratch copy fit in its first half.
+            // Sorted in the list's own memory, seen as words (the entries are
+            // plain values): an entry is four words, so the addresses and a
+            // scratch copy fit in its first half.
             let n = due.count
-            assert(MemoryLayout<DueTimer>.stride >= 2 * MemoryLayout<UInt>.stride)
+            let stride = MemoryLayout<DueTimer>.stride / MemoryLayout<UInt>.stride
+            let first = MemoryLayout<DueTimer>.offset(of: \DueTimer.timer)! / MemoryLayout<UInt>.stride
+            assert(stride >= 2)
             due.withUnsafeMutableBufferPointer { entries in
-                let words = UnsafeMutableRawPointer(entries.baseAddress!).assumingMemoryBound(to: UInt.self)
-                // Word i lies in entry i / 4, at or before entry i: already read.
-                for i in 0 ..< n { words[i] = UInt(bitPattern: entries[i].timer.toOpaque()) }
-                let sorted = sortAddresses(words, scratch: words + n, count: n)
-                for i in 0 ..< n { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: sorted[i])!).release() }
+                entries.baseAddress!.withMemoryRebound(to: UInt.self, capacity: n * stride) { words in
+                    // Word i is at or before entry i's timer word: already read.
+                    for i in 0 ..< n { words[i] = words[i * stride + first] }
+                    let sorted = sortAddresses(words, scratch: words + n, count: n)
+                    for i in 0 ..< n { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: sorted[i])!).release() }
+                }
             }
         } else {
             for firing in due { firing.timer.release() }
