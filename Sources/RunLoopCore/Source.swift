@@ -108,6 +108,10 @@ package struct SourceLoops {
 /// mode holding it (level-triggered; the library never reads or closes
 /// the descriptor).  It may be in several modes of several loops.
 package final class Source: Handled, @unchecked Sendable {
+    // First: a byte fits in the last word of Handled's fields (an object
+    // 16 bytes smaller in malloc's size classes than with it after the
+    // 32-bit fields below).
+    private let valid = Atomic<Bool>(true)
     package let order: Int
     /// The watched descriptor of a version-1 source; -1 for version 0.
     package let descriptor: Int32
@@ -116,8 +120,6 @@ package final class Source: Handled, @unchecked Sendable {
     // Declaration order is layout order: what signal() and a pass read
     // (valid, signalSeq, loops) comes first, on the object's first lines,
     // and the callbacks after them.
-
-    private let valid = Atomic<Bool>(true)
     // Pending: `hot` is 1 from `signal()` until the loop claims the perform
     // (the hot word, so RLRunLoopSourceSignal on a pending source is one
     // load with no pin).
