@@ -270,6 +270,18 @@ package final class Loop: Handled, @unchecked Sendable {
         return result
     }
 
+    /// `add` for a timer: no canonical item to look for (a timer is only
+    /// ever itself), so a concrete mode goes straight to its insertion.
+    package func add(timer: LoopTimer, to name: ModeName) -> Result<Void, AddFailure> {
+        if name.isCommonModes { return add(.timer(timer), to: name) }
+        var deferred = Deferred()
+        let result: Result<Void, AddFailure> = lock.withLock {
+            isDead ? .failure(.loopGone) : insertTimerLocked(timer, into: name, &deferred)
+        }
+        deferred.run()
+        return result
+    }
+
     package func remove(_ item: ModeItem, from name: ModeName) {
         let item = canonical(item)
         var deferred = Deferred()

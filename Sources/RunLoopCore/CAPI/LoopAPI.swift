@@ -208,7 +208,7 @@ public func rlRunLoopContainsTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerR
 @c(RLRunLoopAddTimer)
 public func rlRunLoopAddTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
     withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopAddTimer", orElse: ()) { (loop, t: LoopTimer, name) in
-        if case .failure(let failure) = loop.add(.timer(t), to: name) { reportAddFailure(failure, "RLRunLoopAddTimer") }
+        if case .failure(let failure) = loop.add(timer: t, to: name) { reportAddFailure(failure, "RLRunLoopAddTimer") }
     }
 }
 
