@@ -48,7 +48,7 @@ package class Handled: @unchecked Sendable {
     package func finalize() {}
 
     /// Adds a reference the library itself holds.
-    package final func retainRef() { HandleTable.shared.retainKnown(handle) }
+    package final func retainRef() { HandleTable.retainKnown(handle) }
     /// Drops a reference; may run `finalize()` (user code): never call it
     /// with a lock held.
     package final func releaseRef() { HandleTable.shared.release(handle, from: "RLRelease") }
@@ -368,7 +368,7 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// Adds a reference to a handle the caller already holds a reference to.
-    package func retainKnown(_ handle: UInt64) {
+    package static func retainKnown(_ handle: UInt64) {
         _ = Self.pin(UInt(handle), kind: nil)
     }
 

@@ -103,7 +103,7 @@ import Testing
             _ = loop.add(.source(source), to: .default)
             _ = loop.add(.source(source), to: mode("swift-teardown"))
             source.releaseRef()  // the loop keeps it alive until the thread exits
-            HandleTable.shared.retainKnown(loop.handle)  // keep the loop past its thread
+            HandleTable.retainKnown(loop.handle)  // keep the loop past its thread
         }
         #expect(events.lines.sorted() == ["cancel kCFRunLoopDefaultMode", "cancel swift-teardown", "source released"].sorted())
         #expect(events.lines.last == "source released")
