@@ -184,6 +184,14 @@ package struct BlockInbox: @unchecked Sendable {
         }
     }
 
+    /// Queues `block`: in the ring if it has room, else in the overflow
+    /// array.  False only if the ring is not the loop's that `handle` names
+    /// (nothing queued; the caller still owns the block).
+    @inline(__always)
+    func queue(_ block: QueuedBlock, handle: UInt64) -> Bool {
+        push(block, handle: handle) || pushOverflowing(block, handle: handle)
+    }
+
     /// Queues `block` when `push` could not (the ring full or
     /// overflowing): into the ring if it has room again, else into the
     /// overflow array.  False only if the ring is not the loop's that

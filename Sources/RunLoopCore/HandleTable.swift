@@ -219,12 +219,19 @@ package final class HandleTable: @unchecked Sendable {
             let index = UInt32(truncatingIfNeeded: head) - 1
             let page = Self.page(index)!
             let link = UInt64(UInt(bitPattern: rl_atomic_load_ptr(Self.objectPtr(page, index))))
-            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | link
+            let desired = Self.nextHead(after: head, top: link)
             let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .acquiringAndReleasing)
             if exchanged { return (index, page) }
             head = seen
         }
         return nil
+    }
+
+    /// A free stack's head after a push or pop: the next tag (see
+    /// `freeHead`), and `top` (a slot index + 1, 0 for empty).
+    @inline(__always)
+    private static func nextHead(after head: UInt64, top: UInt64) -> UInt64 {
+        (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | top
     }
 
     /// Pushes a retired slot on its free stack (only a loop may take a slot
@@ -239,7 +246,7 @@ package final class HandleTable: @unchecked Sendable {
         var head = stack.load(ordering: .relaxed)
         while true {
             rl_atomic_store_ptr(link, UnsafeMutableRawPointer(bitPattern: UInt(head & 0xFFFF_FFFF)))
-            let desired = (head & 0xFFFF_FFFF_0000_0000) &+ (1 << 32) | UInt64(index + 1)
+            let desired = Self.nextHead(after: head, top: UInt64(index + 1))
             let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .releasing)
             if exchanged { return }
             head = seen

@@ -213,7 +213,7 @@ extension Loop {
             }
         }
         let insight = self.insight
-        if due.count > 0 { for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) } }
+        for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) }
         // One clock reading per timer, as for the other steps: each callout
         // starts at the reading that ended the previous one.
         var mark = Clock.monotonicNow()
@@ -295,7 +295,7 @@ extension Loop {
 }
 
 /// A timer taken off the heap to fire in this pass, with the pass's
-/// reference to it (released once it has fired and been rescheduled).
+/// reference to it (dropped after the whole burst, see fireDueTimers).
 package struct DueTimer {
     package let timer: Unmanaged<LoopTimer>
     package let deadline: UInt64
@@ -329,7 +329,7 @@ private func prefetchFiring(_ due: [DueTimer], _ i: Int) {
 @inline(__always)
 private func prefetchObject(_ timer: Unmanaged<LoopTimer>) {
     let object = timer.toOpaque()
-    for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer is ~200 bytes
+    for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer spans at most four lines
 }
 
 /// Sorts `count` object addresses ascending: a radix sort of their

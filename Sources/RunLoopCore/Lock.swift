@@ -96,8 +96,7 @@ package final class Locked<State>: @unchecked Sendable {
 /// per object (a private pthread mutex would cost two allocations each).
 /// Two objects may share a stripe, so a holder must never take another
 /// stripe or a loop's lock: the critical sections are a few loads and
-/// stores.  Lock order: a loop's
-/// lock, then a stripe.
+/// stores.  Lock order: a loop's lock, then a stripe.
 ///
 /// The owner keeps the state in a stored property and touches it only
 /// inside `withLock`'s body, so every Swift access to it (which

@@ -173,18 +173,17 @@ package final class Loop: Handled, @unchecked Sendable {
     package override func finalize() {
         // Blocks still queued (a loop torn down has none) are dropped.
         var left: [QueuedBlock] = []
-        lock.withLock {
+        let spare: BlockInbox.OverflowArray? = lock.withLock {
             inbox?.close(into: &left)
             left += blocks
             left += overflowBlocks
             blocks = []
             overflowBlocks = []
+            defer { spareOverflow = nil }
+            return spareOverflow
         }
         for block in left { block.dispose() }
-        lock.withLock {
-            spareOverflow?.deallocate()
-            spareOverflow = nil
-        }
+        spare?.deallocate()
         poller.shutdown()
     }
 
@@ -243,7 +242,7 @@ package final class Loop: Handled, @unchecked Sendable {
     package func canonical(_ item: ModeItem) -> ModeItem {
         guard case .source(let source) = item, let identity = source.identity else { return item }
         let candidates: [Source] = lock.withLock {
-            if source.modeCount(in: self) > 0 || commonItems[item.id] != nil { return [] }
+            if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return [] }
             return sourcesByHash.sources(hash: identity.hashValue)
         }
         for candidate in candidates where candidate.isEquivalent(to: source) { return .source(candidate) }
@@ -577,7 +576,7 @@ package final class Loop: Handled, @unchecked Sendable {
             case .list(let names):
                 for name in names where !name.isCommonModes { ensureModeLocked(name) }
             }
-            if let inbox, inbox.push(block, handle: handle) || inbox.pushOverflowing(block, handle: handle) {
+            if let inbox, inbox.queue(block, handle: handle) {
                 return true
             }
             overflowBlocks.append(block)  // no inbox (or no longer the loop's: never run)

@@ -112,12 +112,6 @@ package final class Mode {
         return timer
     }
 
-    /// Starts loading a slot's line (a timer about to leave it).
-    @inline(__always)
-    package func prefetchTimerSlot(_ slot: Int) {
-        timerSlots.prefetch(slot)
-    }
-
     /// The timer in `slot`, with no reference of its own: valid while the
     /// loop's lock is held and the timer stays in the slot.
     package func timer(at slot: Int) -> Unmanaged<LoopTimer> { timerSlots.timer(at: slot) }
@@ -153,7 +147,7 @@ package final class Mode {
         var live: [TimerHeap.Entry] = []
         heap.forEach { if isLive($0) { live.append($0) } }
         live.sort { $0.precedes($1) }
-        heap.rebuild { _ in nil }
+        heap.removeAll()
         for (i, old) in live.enumerated() {
             let seq = UInt64(i + 1)
             timerSlots.setSeq(seq, at: old.slot)
@@ -185,7 +179,7 @@ package final class Mode {
     package func popDueTimer(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>, slotAddress: UnsafeRawPointer)? {
         while let top = heap.top, top.deadline <= now {
             // The entry's slot is loaded while the heap re-sorts.
-            prefetchTimerSlot(top.slot)
+            timerSlots.prefetch(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
             timerSlots.setSeq(0, at: top.slot)
@@ -222,6 +216,6 @@ package final class Mode {
     package func resetTimers() {
         timerSlots.removeAll()
         timerCount = 0
-        heap.rebuild { _ in nil }
+        heap.removeAll()
     }
 }

@@ -108,18 +108,17 @@ package struct SourceLoops {
 /// mode holding it (level-triggered; the library never reads or closes
 /// the descriptor).  It may be in several modes of several loops.
 package final class Source: Handled, @unchecked Sendable {
-    // First: a byte fits in the last word of Handled's fields (an object
-    // 16 bytes smaller in malloc's size classes than with it after the
-    // 32-bit fields below).
+    // Declaration order is layout order.  `valid` first: a byte fits in
+    // the last word of Handled's fields (an object 16 bytes smaller in
+    // malloc's size classes than with it after the 32-bit fields below).
+    // Then what signal() and a pass read (signalSeq, loops), on the
+    // object's first lines, and the callbacks after them.
     private let valid = Atomic<Bool>(true)
     package let order: Int
     /// The watched descriptor of a version-1 source; -1 for version 0.
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
     private let interestBits: Atomic<UInt32>
-    // Declaration order is layout order: what signal() and a pass read
-    // (valid, signalSeq, loops) comes first, on the object's first lines,
-    // and the callbacks after them.
     // Pending: `hot` is 1 from `signal()` until the loop claims the perform
     // (the hot word, so RLRunLoopSourceSignal on a pending source is one
     // load with no pin).
@@ -336,9 +335,6 @@ package final class Source: Handled, @unchecked Sendable {
     package func updateMembership(in loop: Loop, _ body: (inout SourceLoops.Membership) -> Void) -> SourceLoops.Membership {
         withLoops { $0.update(loop, body) }
     }
-
-    /// How many modes of `loop` hold it.
-    package func modeCount(in loop: Loop) -> Int { withLoops { Int($0.membership(in: loop)?.modes ?? 0) } }
 
     /// Its membership in `loop` (nil: none).
     package func membership(in loop: Loop) -> SourceLoops.Membership? { withLoops { $0.membership(in: loop) } }

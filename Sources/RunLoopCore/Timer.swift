@@ -47,9 +47,6 @@ package struct TimerPlacements {
         return others.first { $0.mode.toOpaque() == key }
     }
 
-    /// One of the modes holding the timer.
-    package var anyMode: Mode? { first?.mode.takeUnretainedValue() }
-
     package func forEach(_ body: (Mode, Int) -> Void) {
         guard let first else { return }
         body(first.mode.takeUnretainedValue(), first.slot)

@@ -161,6 +161,9 @@ package final class TimerHeap {
         for i in 0 ..< count { body(e[i]) }
     }
 
+    /// Drops every entry (the buffer is kept).
+    package func removeAll() { count = 0 }
+
     /// Drops every entry for which `isLive` is false and re-heapifies.
     package func compact(keeping isLive: (Entry) -> Bool) {
         rebuild { entry in isLive(entry) ? entry : nil }

@@ -97,7 +97,7 @@ private func wakeUpSlow(_ rl: RLRunLoopRef?) {
     wakeUpPinned(rl)
 }
 
-/// Out of line, so the peek above runs without this path's frame.
+/// Out of line, so the checks above run without this path's frame.
 @inline(never)
 private func wakeUpPinned(_ rl: RLRunLoopRef?) {
     borrow(rl, as: .runLoop, "RLRunLoopWakeUp", orElse: ()) { (loop: Loop) in loop.wakeUp() }
@@ -119,8 +119,7 @@ public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
        let inbox = HandleTable.inbox(handle),
        let name = ModeName.intern(UnsafeRawPointer(mode).assumingMemoryBound(to: CChar.self)),
        inbox.isEnsured(name),
-       inbox.push(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle))
-        || inbox.pushOverflowing(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle)) { return }
+       inbox.queue(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle)) { return }
     performPinned(rl, mode, fn, info)
 }
 

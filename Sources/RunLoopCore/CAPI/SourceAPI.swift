@@ -78,7 +78,7 @@ public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
     signalPinned(source)
 }
 
-/// Out of line, so the peek above runs without this path's frame.
+/// Out of line, so the check above runs without this path's frame.
 @inline(never)
 private func signalPinned(_ source: RLRunLoopSourceRef?) {
     borrow(source, as: .source, "RLRunLoopSourceSignal", orElse: ()) { (s: Source) in s.signal() }

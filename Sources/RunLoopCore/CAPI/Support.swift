@@ -28,14 +28,6 @@ func borrowFailed(_ failure: HandleTable.LookupError, _ function: StaticString) 
     reportError(function, failure.code)
 }
 
-/// The hot word (HotWord.swift) of the live object of `kind` behind a C
-/// handle, read with no pin; nil when the handle does not name one (the
-/// caller then takes its `borrow` path, which reports why).
-@inline(__always)
-func peek(_ raw: OpaquePointer?, as kind: HandleKind) -> UInt32? {
-    HandleTable.peek(UInt(bitPattern: raw), kind: kind)
-}
-
 @inline(__always)
 func borrow<T: Handled, R>(_ raw: OpaquePointer?, as kind: HandleKind, _ function: StaticString,
                            orElse fallback: R, _ body: (T) -> R) -> R {
