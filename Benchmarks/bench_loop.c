@@ -8,6 +8,10 @@
  *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
  *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
  *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
+ *   bench_loop hotcall   ITEMS            signal + wake-up that change nothing
+ *                                         (source and wake-up already
+ *                                         pending): the producer's per-item
+ *                                         floor in a signal flood
  *                                         (the *_mem build: also malloc
  *                                         calls per item, whole process)
  *   bench_loop timers    N                N one-shot timers, run until all fired
@@ -253,6 +257,42 @@ static void bench_flood(int use_signal, int producers, long items)
     X(RunLoopSourceInvalidate)(f.src);
     X(Release)(f.src);
     X(Release)(f.loop);
+}
+
+/* ------------------------------------------------------------------------
+ * 2b. the producer's floor in a signal flood: signal + wake-up on a loop
+ *     whose source and wake-up are already pending, so the calls change
+ *     nothing.  Timed inside a callout of the running loop (the state a
+ *     flood's producer mostly sees), on one thread (no cache-line transfers).
+ * ---------------------------------------------------------------------- */
+struct hotcall { LoopRef loop; SourceRef src; long items; };
+
+static void hotcall_run(void *info)
+{
+    struct hotcall *h = info;
+    X(RunLoopSourceSignal)(h->src);  /* from here both are pending */
+    X(RunLoopWakeUp)(h->loop);
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < h->items; i++) {
+        X(RunLoopSourceSignal)(h->src);
+        X(RunLoopWakeUp)(h->loop);
+    }
+    uint64_t t1 = now_ns();
+    result("hotcall", IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    X(RunLoopSourceInvalidate)(h->src);
+    X(RunLoopStop)(h->loop);
+}
+
+static void *hotcall_thread(void *arg)
+{
+    struct hotcall *h = arg;
+    h->loop = X(RunLoopGetCurrent)();
+    h->src = new_source(h, nothing);
+    X(RunLoopAddSource)(h->loop, h->src, MODE);
+    post(h->loop, hotcall_run, h);
+    X(RunLoopRunInMode)(MODE, 60, false);
+    X(Release)(h->src);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -581,6 +621,9 @@ int main(int argc, char **argv)
         bench_pingpong(arg_long(argc, argv, 2, 100000));
     } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
         bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "hotcall")) {
+        struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000) };
+        pthread_join(spawn(hotcall_thread, &h), NULL);
     } else if (!strcmp(w, "timers")) {
         struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
         pthread_join(spawn(timers_thread, &s), NULL);
@@ -604,7 +647,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|hotcall|timers|sources|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

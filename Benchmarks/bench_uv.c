@@ -190,6 +190,39 @@ static void bench_flood(int use_signal, int producers, long items)
     free(f.queue);
 }
 
+/* 2b. the producer's floor in a signal flood: uv_async_send on a handle
+ * already pending (one call: libuv's send is signal and wake-up in one),
+ * timed inside a callback of the running loop, on one thread. */
+struct hotcall { uv_loop_t loop; uv_async_t async; uv_timer_t timer; long items; };
+
+static void hotcall_async(uv_async_t *h) { (void)h; }
+
+static void hotcall_run(uv_timer_t *t)
+{
+    struct hotcall *h = t->data;
+    uv_async_send(&h->async);  /* from here it is pending */
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < h->items; i++) uv_async_send(&h->async);
+    uint64_t t1 = now_ns();
+    result("hotcall", IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    uv_close((uv_handle_t *)&h->async, NULL);
+    uv_close((uv_handle_t *)&h->timer, NULL);
+}
+
+static void bench_hotcall(long items)
+{
+    struct hotcall h;
+    memset(&h, 0, sizeof h);
+    h.items = items;
+    uv_loop_init(&h.loop);
+    uv_async_init(&h.loop, &h.async, hotcall_async);
+    uv_timer_init(&h.loop, &h.timer);
+    h.timer.data = &h;
+    uv_timer_start(&h.timer, hotcall_run, 0, 0);
+    uv_run(&h.loop, UV_RUN_DEFAULT);
+    uv_loop_close(&h.loop);
+}
+
 /* 3. timers ----------------------------------------------------------- */
 static long g_fired, g_n;
 static void timer_fired(uv_timer_t *t) { (void)t; g_fired++; }
@@ -373,6 +406,8 @@ int main(int argc, char **argv)
         bench_pingpong(arg_long(argc, argv, 2, 100000));
     } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
         bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "hotcall")) {
+        bench_hotcall(arg_long(argc, argv, 2, 10000000));
     } else if (!strcmp(w, "timers")) {
         bench_timers(arg_long(argc, argv, 2, 1000));
     } else if (!strcmp(w, "sources")) {
@@ -387,7 +422,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "lateness")) {
         return 0; /* not measured: see the header comment */
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|fds|idle|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|hotcall|timers|sources|fds|idle|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

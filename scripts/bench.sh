@@ -101,10 +101,10 @@ run_mem() {
 all="${impls[*]}"
 loops="runloop cf glib uv"
 if [[ $quick == 1 ]]; then
-  R=3; PP=5000; FLOOD=20000; EV1=5000; EV10K=300; FIRES=200; MEM=10000
+  R=3; PP=5000; FLOOD=20000; HOT=1000000; EV1=5000; EV10K=300; FIRES=200; MEM=10000
   TIMERS="1000 10000"; BIG=""; IDLE_IMPLS="runloop"
 else
-  R=5; PP=30000; FLOOD=200000; EV1=20000; EV10K=2000; FIRES=500; MEM=100000
+  R=5; PP=30000; FLOOD=200000; HOT=2000000; EV1=20000; EV10K=2000; FIRES=500; MEM=100000
   TIMERS="1000 10000 100000"; BIG=1000000; IDLE_IMPLS="$loops"
 fi
 
@@ -116,6 +116,8 @@ for p in 1 2; do
   run $R "$all" perform $p $FLOOD
   run $R "$all" signal $p $FLOOD
 done
+echo "2b. the producer's floor: signal + wake-up already pending ($HOT items x $R; runloop, cf, uv)"
+run $R "runloop cf uv" hotcall $HOT
 echo "3. timers (N = $TIMERS${BIG:+ $BIG}; CF capped at 100k)"
 for n in $TIMERS; do run $R "$loops" timers $n; done
 if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi
