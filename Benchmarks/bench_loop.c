@@ -8,12 +8,12 @@
  *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
  *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
  *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
+ *                                         (the *_mem build: also malloc
+ *                                         calls per item, whole process)
  *   bench_loop hotcall   ITEMS            signal + wake-up that change nothing
  *                                         (source and wake-up already
  *                                         pending): the producer's per-item
  *                                         floor in a signal flood
- *                                         (the *_mem build: also malloc
- *                                         calls per item, whole process)
  *   bench_loop timers    N                N one-shot timers, run until all fired
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
  *   bench_loop idle      TIMER(0|1)       wake-ups over 3.25 s

@@ -261,9 +261,9 @@ epoll set (floor); its passes are loop iterations (epoll_waits for the
 floor). Idle wake-ups exclude the final wake-up that ends the 3.25 s run.
 The "already pending" row is what each item of a signal flood costs its
 producer at best: CF's idiom is two calls (`RLRunLoopSourceSignal` +
-`RLRunLoopWakeUp`, each a check of the handle and one load), libuv's one
-(`uv_async_send` does both), so runloop's flood rate tops out at about half
-of libuv's whatever the loop does.
+`RLRunLoopWakeUp`, each a masked handle check and two dependent loads),
+libuv's one (`uv_async_send` does both), so runloop's flood rate tops out
+at about half of libuv's whatever the loop does.
 
 ## Targets (issue 6 §2)
 
