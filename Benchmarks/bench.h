@@ -29,11 +29,74 @@ static B_UNUSED uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Workload 4's measured phase lasts at least this long.  At the smallest
+ * counts a fast loop's events take a couple of milliseconds, which one
+ * interrupt or a burst of steal time on a VM skews by tens of percent. */
+#define MIN_MEASURE_NS 200000000ull
+
+/* Whether a measured phase that started at t0 and has run `done` events
+ * may stop: at least `min_events` and at least MIN_MEASURE_NS (the clock
+ * is read every 64 events). */
+static B_UNUSED int measured_enough(long done, long min_events, uint64_t t0)
+{
+    return done >= min_events && (done & 63) == 0 && now_ns() - t0 >= MIN_MEASURE_NS;
+}
+
 static B_UNUSED void result(const char *workload, const char *impl, const char *metric,
                             double value, const char *unit)
 {
     printf("RESULT %s %s %s %.6g %s\n", workload, impl, metric, value, unit);
     fflush(stdout);
+}
+
+/* Workload 4's driver.  event(arg, i) signals source i (or, for i < 0,
+ * the source that is alone in its mode, context or loop) and runs one
+ * pass over it.  With n > 1 the run alternates blocks of random events
+ * among the n sources with blocks of events on the lone source (the same
+ * thread, the same moment), so their ratio is measured under the same
+ * conditions, not across runs whose speed drifts on a shared VM.  Prints
+ * per_event (and per_event_alone and ratio_to_alone when n > 1); returns
+ * how many events it ran, warm-up included. */
+enum { SOURCES_BLOCK = 1024 };
+
+static B_UNUSED uint64_t sources_block(void (*event)(void *, long), void *arg, long n, uint64_t *r, int alone)
+{
+    uint64_t t = now_ns();
+    for (int k = 0; k < SOURCES_BLOCK; k++) {
+        if (alone) {
+            event(arg, -1);
+        } else {
+            *r = *r * 6364136223846793005u + 1442695040888963407u;
+            event(arg, (long)((*r >> 33) % (uint64_t)n));
+        }
+    }
+    return now_ns() - t;
+}
+
+static B_UNUSED long run_sources(const char *impl, long n, long min_events, void (*event)(void *, long), void *arg)
+{
+    uint64_t r = 12345, spent = 0, spent_alone = 0;
+    int interleave = n > 1;
+    long blocks = 0, warm = min_events / 10 / SOURCES_BLOCK + 1;
+    for (long b = 0; b < warm; b++) {
+        sources_block(event, arg, n, &r, 0);
+        if (interleave) sources_block(event, arg, n, &r, 1);
+    }
+    uint64_t t0 = now_ns();
+    while (!measured_enough(blocks * SOURCES_BLOCK, min_events, t0)) {
+        spent += sources_block(event, arg, n, &r, 0);
+        if (interleave) spent_alone += sources_block(event, arg, n, &r, 1);
+        blocks++;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "sources%ld", n);
+    double events = (double)(blocks * SOURCES_BLOCK);
+    result(name, impl, "per_event", (double)spent / events, "ns");
+    if (interleave) {
+        result(name, impl, "per_event_alone", (double)spent_alone / events, "ns");
+        result(name, impl, "ratio_to_alone", (double)spent / (double)spent_alone, "x");
+    }
+    return (blocks + warm) * SOURCES_BLOCK * (interleave ? 2 : 1);
 }
 
 static B_UNUSED int cmp_u64(const void *a, const void *b)

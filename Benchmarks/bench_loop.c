@@ -16,6 +16,9 @@
  *                                         floor in a signal flood
  *   bench_loop timers    N                N one-shot timers, run until all fired
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
+ *                                         (EVENTS or more: at least 200 ms;
+ *                                         N > 1: interleaved with one source
+ *                                         alone in another mode)
  *   bench_loop idle      TIMER(0|1)       wake-ups over 3.25 s
  *   bench_loop lateness  FIRES            timer lateness at tolerance 0
  *   bench_loop memory    N                bytes per loop / timer / source
@@ -337,45 +340,61 @@ static void *timers_thread(void *arg)
 }
 
 /* ------------------------------------------------------------------------
- * 4. N version-0 sources in the mode; signal one at a time and run one pass.
+ * 4. N version-0 sources in the mode; signal one at a time and run one
+ *    pass.  With N > 1 the loop also has a mode holding one source alone,
+ *    signalled in alternate blocks (run_sources in bench.h).
  * ---------------------------------------------------------------------- */
-struct sources { long n, events, performed; };
+struct sources { long n, events, performed; SourceRef *src, solo; };
 
 /* info is &slot[i], slot[i] == the shared struct: CF treats sources with
  * equal contexts as the same source, so every context must differ. */
 static void source_performed(void *info) { (*(struct sources **)info)->performed++; }
 
+#ifdef BENCH_CF
+#define SOLO_MODE CFSTR("bench.solo")
+#else
+#define SOLO_MODE "bench.solo"
+#endif
+
+static void sources_event(void *arg, long i)
+{
+    struct sources *s = arg;
+    if (i < 0) {
+        X(RunLoopSourceSignal)(s->solo);
+        X(RunLoopRunInMode)(SOLO_MODE, 0, true);
+    } else {
+        X(RunLoopSourceSignal)(s->src[i]);
+        X(RunLoopRunInMode)(MODE, 0, true);
+    }
+}
+
 static void *sources_thread(void *arg)
 {
     struct sources *s = arg;
     LoopRef rl = X(RunLoopGetCurrent)();
-    SourceRef *src = xcalloc((size_t)s->n, sizeof *src);
-    struct sources **slot = xcalloc((size_t)s->n, sizeof *slot);
+    s->src = xcalloc((size_t)s->n, sizeof *s->src);
+    struct sources **slot = xcalloc((size_t)s->n + 1, sizeof *slot);
+    for (long i = 0; i <= s->n; i++) slot[i] = s;
     for (long i = 0; i < s->n; i++) {
-        slot[i] = s;
-        src[i] = new_source(&slot[i], source_performed);
-        X(RunLoopAddSource)(rl, src[i], MODE);
+        s->src[i] = new_source(&slot[i], source_performed);
+        X(RunLoopAddSource)(rl, s->src[i], MODE);
     }
-    uint64_t r = 12345;
-    long warm = s->events / 10;
-    uint64_t t0 = 0;
-    for (long i = -warm; i < s->events; i++) {
-        if (i == 0) t0 = now_ns();
-        r = r * 6364136223846793005u + 1442695040888963407u;
-        X(RunLoopSourceSignal)(src[(r >> 33) % (uint64_t)s->n]);
-        X(RunLoopRunInMode)(MODE, 0, true);
+    if (s->n > 1) {
+        s->solo = new_source(&slot[s->n], source_performed);
+        X(RunLoopAddSource)(rl, s->solo, SOLO_MODE);
     }
-    uint64_t t1 = now_ns();
-    if (s->performed != s->events + warm)
-        fprintf(stderr, "sources: %ld performs for %ld events\n", s->performed, s->events + warm);
-    char name[32];
-    snprintf(name, sizeof name, "sources%ld", s->n);
-    result(name, IMPL, "per_event", (double)(t1 - t0) / (double)s->events, "ns");
+    long runs = run_sources(IMPL, s->n, s->events, sources_event, s);
+    if (s->performed != runs)
+        fprintf(stderr, "sources: %ld performs for %ld events\n", s->performed, runs);
+    if (s->solo) {
+        X(RunLoopSourceInvalidate)(s->solo);
+        X(Release)(s->solo);
+    }
     for (long i = 0; i < s->n; i++) {
-        X(RunLoopSourceInvalidate)(src[i]);
-        X(Release)(src[i]);
+        X(RunLoopSourceInvalidate)(s->src[i]);
+        X(Release)(s->src[i]);
     }
-    free(src);
+    free(s->src);
     free(slot);
     return NULL;
 }
@@ -628,7 +647,7 @@ int main(int argc, char **argv)
         struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
         pthread_join(spawn(timers_thread, &s), NULL);
     } else if (!strcmp(w, "sources")) {
-        struct sources s = { arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000), 0 };
+        struct sources s = { .n = arg_long(argc, argv, 2, 1), .events = arg_long(argc, argv, 3, 100000) };
         pthread_join(spawn(sources_thread, &s), NULL);
     } else if (!strcmp(w, "fds")) {
 #ifndef BENCH_CF
