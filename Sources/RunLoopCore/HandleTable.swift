@@ -336,9 +336,11 @@ package final class HandleTable: @unchecked Sendable {
         return BlockInbox(base)
     }
 
-    /// The inbox of a loop being registered (its handle not yet
-    /// published): the slot's, or a new one stored in the slot.
-    package static func inbox(forNewLoop handle: UInt64) -> BlockInbox? {
+    /// The inbox of the slot of a live loop (called under its lock, before
+    /// it is finalized): the slot's, or a new one stored in the slot.
+    /// Until the loop opens it, the new ring is closed (generation 0), so a
+    /// producer that finds it claims nothing.
+    package static func inbox(forLoop handle: UInt64) -> BlockInbox? {
         guard let (page, index) = slot(of: handle) else { return nil }
         let word = inboxPtr(page, index)
         if let base = rl_atomic_load_ptr(word) { return BlockInbox(base) }

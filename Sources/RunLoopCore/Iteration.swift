@@ -163,7 +163,8 @@ extension Loop {
         let found = lock.withLock { readySourcesLocked(mode, ready) }
         guard !found.isEmpty else { return false }
         var mark = Clock.monotonicNow()
-        for (source, events) in found where source.isValid {
+        for entry in found where entry.source.isValid {
+            let (source, events) = (entry.source, entry.events)
             callout(.descriptor, source.handle, since: &mark) { source.handleReady(events) }
         }
         return !found.isEmpty

@@ -108,9 +108,20 @@ package final class Loop: Handled, @unchecked Sendable {
     package var blocks: [QueuedBlock] = [] {
         didSet { Self.setHint(blocksHint, !blocks.isEmpty) }
     }
-    /// Where blocks are queued: lock-free, no pin (BlockInbox.swift).  Set
-    /// when the loop is registered; nil if the handle table was full.
-    package private(set) var inbox: BlockInbox?
+    /// Where blocks are queued: lock-free, no pin (BlockInbox.swift).  A
+    /// slot a loop had before keeps its ring, which the loop opens when it
+    /// is registered; a fresh slot gets one with the loop's first queued
+    /// block (`openInboxLocked`), so a loop that is never sent a block
+    /// does not pay its 2.4 KB.  nil until then, and if the handle table
+    /// was full.  Read without the lock (the loop's thread polls it).
+    package var inbox: BlockInbox? {
+        let base = inboxBase.load(ordering: .acquiring)
+        return base == 0 ? nil : BlockInbox(UnsafeMutableRawPointer(bitPattern: base)!)
+    }
+    private let inboxBase = Atomic<UInt>(0)
+    /// Set (under the lock) when the loop is finalized: no ring is opened
+    /// after that, since the slot is about to go to another object.
+    private var finalized = false
     /// Blocks queued when the loop has no inbox (the handle table was full).
     package var overflowBlocks: [QueuedBlock] = [] {
         didSet { Self.setHint(overflowHint, !overflowBlocks.isEmpty) }
@@ -145,6 +156,13 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The descriptors in the poller's wait set and their events: those of
     /// the version-1 sources of the mode being run (see reconcileDescriptorsLocked).
     package var watched: [Int32: Mode.Watch] = [:]
+    /// Bumped whenever a version-1 source enters or leaves a mode of the
+    /// loop or changes its interest.  Lock held.
+    private var descriptorEpoch: UInt64 = 0
+    /// The mode and epoch `watched` was last reconciled for: a run that
+    /// starts in the same mode with nothing changed since (the usual
+    /// `while (...) RLRunLoopRunInMode(...)` loop) skips rebuilding it.
+    private var watchedFor: (mode: ObjectIdentifier, epoch: UInt64)?
     package var sequence: UInt64 = 0
     /// The mode `existingModeLocked` found last, by name (modes are never
     /// removed, so it lives as long as the loop: no reference counted).
@@ -164,16 +182,28 @@ package final class Loop: Handled, @unchecked Sendable {
     /// inbox becomes this loop's.
     package override func registered() {
         poller.state = hot
-        if handle != 0, let inbox = HandleTable.inbox(forNewLoop: handle) {
-            inbox.open(handle: handle)
-            self.inbox = inbox
-        }
+        if handle != 0, let inbox = HandleTable.inbox(UInt(handle)) { open(inbox) }
+    }
+
+    private func open(_ inbox: BlockInbox) {
+        inbox.open(handle: handle)
+        inboxBase.store(UInt(bitPattern: inbox.address), ordering: .releasing)
+    }
+
+    /// Makes the loop's ring if it has none yet (lock held; see `inbox`).
+    /// Producers that find the slot's new ring before it is open take the
+    /// locked path, which waits for this lock.
+    private func openInboxLocked() {
+        guard inbox == nil, handle != 0, !isDead, !finalized,
+              let made = HandleTable.inbox(forLoop: handle) else { return }
+        open(made)
     }
 
     package override func finalize() {
         // Blocks still queued (a loop torn down has none) are dropped.
         var left: [QueuedBlock] = []
         let spare: BlockInbox.OverflowArray? = lock.withLock {
+            finalized = true
             inbox?.close(into: &left)
             left += blocks
             left += overflowBlocks
@@ -395,7 +425,7 @@ package final class Loop: Handled, @unchecked Sendable {
         case .source(let source):
             guard mode.sources[id] == nil else { return .success(()) }
             mode.insertSource(source)
-            if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
+            if source.isVersion1 { descriptorsEditedLocked(mode) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
             if source.isSignalled { pending.append(source) }
@@ -450,7 +480,7 @@ package final class Loop: Handled, @unchecked Sendable {
         switch item {
         case .source(let source):
             guard mode.removeSource(source) else { return }
-            if source.isVersion1 && runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
+            if source.isVersion1 { descriptorsEditedLocked(mode) }
             let count = source.updateMembership(in: self) { $0.left() }.modes
             if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
             if source.hasCancel { deferred.call { source.cancel(self, name) } }
@@ -507,6 +537,9 @@ package final class Loop: Handled, @unchecked Sendable {
     /// or returns to an outer run, and when the running mode's version-1
     /// sources or their interests change.  Lock held.
     package func reconcileDescriptorsLocked(_ mode: Mode) {
+        let key = (mode: ObjectIdentifier(mode), epoch: descriptorEpoch)
+        if let done = watchedFor, done == key { return }
+        watchedFor = key
         if watched.isEmpty && mode.descriptorSources.isEmpty { return }
         let wanted = mode.wantedDescriptors()
         for fd in watched.keys where wanted[fd] == nil { poller.unwatch(fd) }
@@ -516,9 +549,17 @@ package final class Loop: Handled, @unchecked Sendable {
         watched = wanted
     }
 
+    /// A version-1 source entered or left `mode`: the wait set is rebuilt
+    /// now if `mode` is being run, else when a run next starts.  Lock held.
+    private func descriptorsEditedLocked(_ mode: Mode) {
+        descriptorEpoch &+= 1
+        if runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
+    }
+
     /// A version-1 source's interest changed (any thread).
     package func descriptorsChanged(_ source: Source) {
         lock.withLock {
+            descriptorEpoch &+= 1
             if let mode = runs.last?.mode, mode.sources[ObjectIdentifier(source)] != nil {
                 reconcileDescriptorsLocked(mode)
             }
@@ -527,16 +568,28 @@ package final class Loop: Handled, @unchecked Sendable {
 
     /// The running mode's version-1 sources for the ready descriptors, by
     /// order, with the events each should see.  Lock held.
-    package func readySourcesLocked(_ mode: Mode, _ ready: [Poller.Ready]) -> [(Source, UInt32)] {
+    package func readySourcesLocked(_ mode: Mode, _ ready: [Poller.Ready]) -> [ReadySource] {
         let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
-        var found: [(Source, UInt32)] = []
+        var found: [ReadySource] = []
+        found.reserveCapacity(ready.count)
+        var ordersDiffer = false
         for r in ready {
-            for source in mode.descriptorSources[r.fd] ?? [] where source.isValid {
+            guard let list = mode.descriptorSources[r.fd] else { continue }
+            for source in list where source.isValid {
                 let events = r.events & (source.interest | always)
-                if events != 0 { found.append((source, events)) }
+                guard events != 0 else { continue }
+                if let first = found.first, first.source.order != source.order { ordersDiffer = true }
+                found.append(ReadySource(source: source, events: events))
             }
         }
-        return found.sorted { $0.0.order < $1.0.order }
+        // Usually every source has the same order: nothing to sort.
+        return ordersDiffer ? found.sorted { $0.source.order < $1.source.order } : found
+    }
+
+    /// A version-1 source to perform, with the events it should see.
+    package struct ReadySource {
+        package let source: Source
+        package let events: UInt32
     }
 
     // MARK: sources, blocks, stop
@@ -565,6 +618,7 @@ package final class Loop: Handled, @unchecked Sendable {
     private func enqueue(_ block: QueuedBlock) -> Bool {
         let queued: Bool = lock.withLock {
             guard !isDead else { return false }
+            openInboxLocked()
             // A block's modes exist from when it is queued (as in CF); the
             // usual case, every block for the same mode, is one comparison.
             switch block.modes {

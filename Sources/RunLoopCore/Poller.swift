@@ -72,6 +72,9 @@ package final class Poller: @unchecked Sendable {
     private var capacity = Poller.initialBatch
     private var tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.initialBatch)
     private var events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.initialBatch)
+    /// One bit per descriptor number: those reported by this call, once a
+    /// batch has filled (see `wait`); all clear between calls.
+    private var seen: [UInt64] = []
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
     package private(set) var wokeBy: WakeCause? = nil
@@ -205,7 +208,6 @@ package final class Poller: @unchecked Sendable {
         state.store(Self.ignoring)
         var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
-        var seen = Set<Int32>()  // used only past a full batch
         var batches = 1
         var wrapped = false
         while n > 0 {
@@ -223,7 +225,7 @@ package final class Poller: @unchecked Sendable {
                     // Level-triggered descriptors come round again once
                     // every ready one has been reported: skip them, and
                     // stop after this batch.
-                    if batches > 1 && !seen.insert(fd).inserted {
+                    if batches > 1 && !markSeen(fd) {
                         wrapped = true
                         continue
                     }
@@ -233,11 +235,12 @@ package final class Poller: @unchecked Sendable {
             // A full batch: collect the rest now (bounded), so a burst of
             // ready descriptors is handled in one pass.
             guard Int(n) == capacity, !wrapped, batches < Self.maxBatches else { break }
-            if batches == 1 { seen = Set(ready.map(\.fd)) }
+            if batches == 1 { for r in ready { _ = markSeen(r.fd) } }
             batches += 1
             growBuffers()
             n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), 0)
         }
+        if batches > 1 { for r in ready { seen[Int(r.fd) >> 6] = 0 } }
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
         if !poll && Self.spinLimitNs > 0 {
             let took = Clock.monotonicNow() &- began
@@ -249,6 +252,16 @@ package final class Poller: @unchecked Sendable {
             typicalWaitNs = typicalWaitNs - typicalWaitNs / 4 + sample / 4
         }
         return ready
+    }
+
+    /// Sets `fd`'s bit in `seen`; false if it was set already.  (A bitmap,
+    /// not a Set: no hashing or allocation per descriptor in a burst.)
+    private func markSeen(_ fd: Int32) -> Bool {
+        let word = Int(fd) >> 6, bit = UInt64(1) << UInt64(fd & 63)
+        if word >= seen.count { seen += repeatElement(0, count: word + 1 - seen.count) }
+        if seen[word] & bit != 0 { return false }
+        seen[word] |= bit
+        return true
     }
 
     /// Full-size buffers from now on (a batch filled up).

@@ -9,6 +9,9 @@
  *   D. returnAfterSourceHandled counts a version-1 perform.
  *   E. RLFileDescriptor: read callback one-shot per enable, re-enabled in
  *      its callout; write readiness; eventfd and timerfd; closeOnInvalidate.
+ *   F. Runs reuse the previous run's wait set only while nothing changed:
+ *      sources removed, added back, invalidated or replaced between runs,
+ *      and a run of another mode in between, all apply to the next run.
  */
 #include "harness.h"
 
@@ -192,6 +195,52 @@ static void scenario(void)
     TRACE("E: timerfd still open after release: %s", yes_no(fcntl(tfd, F_GETFD) != -1));
     RLRunLoopRemoveSource(rl, fs, kRLRunLoopDefaultMode);  /* the last reference: source and f go */
     close(tfd);
+
+    /* F: a run reuses the previous run's wait set when nothing changed;
+     * whatever changed between runs applies to the next one. */
+    struct pipe_source f1 = {0};
+    RLRunLoopSourceRef sf = pipe_source(&f1, 0);
+    RLRunLoopAddSource(rl, sf, kRLRunLoopDefaultMode);
+    write_after(f1.fds[1], 'a');
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
+    TRACE("F: added, readable: %s, performs %d", result_name(r), f1.performs);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.02, 1);
+    TRACE("F: same mode again, nothing readable: %s, performs %d", result_name(r), f1.performs);
+    RLRunLoopRemoveSource(rl, sf, kRLRunLoopDefaultMode);
+    write_after(f1.fds[1], 'b');
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, 1);
+    TRACE("F: removed between runs, readable: %s, performs %d", result_name(r), f1.performs);
+    RLRunLoopAddSource(rl, sf, kRLRunLoopDefaultMode);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
+    TRACE("F: added back between runs: %s, performs %d, read '%c'", result_name(r), f1.performs, f1.last);
+    /* invalidated between runs; a new pipe (most likely on the same
+     * descriptor numbers) in a new source */
+    RLRunLoopSourceInvalidate(sf);
+    RLRelease(sf);
+    close(f1.fds[0]);
+    close(f1.fds[1]);
+    struct pipe_source f2 = {0};
+    RLRunLoopSourceRef sf2 = pipe_source(&f2, 0);
+    RLRunLoopAddSource(rl, sf2, kRLRunLoopDefaultMode);
+    write_after(f2.fds[1], 'c');
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
+    TRACE("F: a new source on a new pipe: %s, performs %d, read '%c'", result_name(r), f2.performs, f2.last);
+    /* a run of another mode in between: the default mode's set comes back */
+    RLRunLoopAddSource(rl, sf2, "f.other");
+    write_after(f2.fds[1], 'd');
+    r = RLRunLoopRunInMode("f.other", 1.0, 1);
+    TRACE("F: other mode: %s, performs %d, read '%c'", result_name(r), f2.performs, f2.last);
+    RLRunLoopRemoveSource(rl, sf2, "f.other");
+    RLRunLoopAddTimer(rl, keep, "f.other");  /* the mode is not empty without it */
+    write_after(f2.fds[1], 'e');
+    r = RLRunLoopRunInMode("f.other", 0.05, 1);
+    TRACE("F: other mode without it, readable: %s, performs %d", result_name(r), f2.performs);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
+    TRACE("F: default mode again: %s, performs %d, read '%c'", result_name(r), f2.performs, f2.last);
+    RLRunLoopSourceInvalidate(sf2);
+    RLRelease(sf2);
+    close(f2.fds[0]);
+    close(f2.fds[1]);
 
     RLRunLoopTimerInvalidate(keep);
     RLRelease(keep);

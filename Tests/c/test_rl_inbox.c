@@ -12,7 +12,10 @@
  *   D. a stale loop handle whose slot now holds another loop: error, and
  *      the new loop does not run the block;
  *   E. a loop handle passed as a source, a source handle passed as a loop:
- *      wrong-type errors.
+ *      wrong-type errors;
+ *   F. a new loop's ring is made by its first queued block: two producers
+ *      racing to send a new loop its first blocks (ten loops, each on a
+ *      fresh slot): every block runs once, each producer's in its order.
  */
 #include "harness.h"
 
@@ -101,6 +104,48 @@ static void *loop_thread(void *arg)
     return NULL;
 }
 
+/* F ------------------------------------------------------------------- */
+
+#define F_LOOPS 10
+#define F_COUNT 2000
+
+static pthread_barrier_t g_f_start;
+static long g_f_ran;
+
+static void f_work(void *info)
+{
+    check_order(info);
+    if (++g_f_ran == 2L * F_COUNT) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void *f_producer(void *arg)
+{
+    long producer = (long)(intptr_t)arg;
+    pthread_barrier_wait(&g_f_start);
+    for (long i = 0; i < F_COUNT; i++) {
+        RLRunLoopPerformFunction(g_loop, kRLRunLoopDefaultMode, f_work, (void *)(intptr_t)(i << 1 | producer));
+        RLRunLoopWakeUp(g_loop);
+    }
+    return NULL;
+}
+
+static gate_t g_f_made;
+
+/* A new loop that runs until both producers' blocks have run. */
+static void *f_loop_thread(void *arg)
+{
+    (void)arg;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = new_source(0, NULL, nothing);
+    RLRunLoopAddSource(rl, keep, kRLRunLoopDefaultMode);
+    g_loop = (RLRunLoopRef)RLRetain(rl);  /* kept: the next loop gets a fresh slot */
+    gate_post(&g_f_made);
+    while (g_f_ran < 2L * F_COUNT) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 0);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    return NULL;
+}
+
 static void scenario(void)
 {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -169,6 +214,29 @@ static void scenario(void)
     RLClearLastError();
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
+
+    TRACE("F: %d new loops, each sent its first blocks by two producers at once", F_LOOPS);
+    RLRunLoopRef made[F_LOOPS];
+    long ran = 0, disorder = 0;
+    for (int n = 0; n < F_LOOPS; n++) {
+        g_f_ran = 0;
+        g_next[0] = g_next[1] = 0;
+        g_ran = g_disorder = 0;
+        g_f_made = (gate_t)GATE_INIT;
+        pthread_barrier_init(&g_f_start, NULL, 2);
+        pthread_t lt = start_thread(f_loop_thread, NULL);
+        gate_wait(&g_f_made);
+        made[n] = g_loop;
+        pthread_t q0 = start_thread(f_producer, (void *)0), q1 = start_thread(f_producer, (void *)1);
+        pthread_join(q0, NULL);
+        pthread_join(q1, NULL);
+        pthread_join(lt, NULL);
+        pthread_barrier_destroy(&g_f_start);
+        ran += g_ran;
+        disorder += g_disorder;
+    }
+    for (int n = 0; n < F_LOOPS; n++) RLRelease(made[n]);
+    TRACE("F: ran %ld (expected %ld), out of order %ld", ran, 2L * F_COUNT * F_LOOPS, disorder);
 }
 
 int main(void)
