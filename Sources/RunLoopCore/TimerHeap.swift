@@ -50,15 +50,18 @@ package final class TimerHeap {
     private static let offset = 3
     /// The buffer from malloc (grown by realloc: a large one is remapped,
     /// with no copy and no page faults) and its first 64-byte boundary.
-    private var raw: UnsafeMutableRawPointer
-    private var base: UnsafeMutablePointer<Entry>
-    private var capacity = 13  // with the offset, 256 bytes
+    /// None until the first push: every loop's default mode has a heap,
+    /// and most modes never hold a timer.
+    private var raw: UnsafeMutableRawPointer?
+    private var base = TimerHeap.noEntries
+    private var capacity = 0
+    private static let initialCapacity = 13  // with the offset, 256 bytes
     package private(set) var count = 0
 
-    package init() {
-        raw = Self.resize(nil, capacity)
-        base = Self.aligned(raw)
-    }
+    /// `base` before the first push: never read or written (count is 0).
+    nonisolated(unsafe) private static let noEntries = UnsafeMutablePointer<Entry>.allocate(capacity: offset + 1)
+
+    package init() {}
 
     deinit { free(raw) }
 
@@ -79,18 +82,23 @@ package final class TimerHeap {
     package var top: Entry? { count > 0 ? e[0] : nil }
 
     package func push(_ entry: Entry) {
-        if count == capacity {
-            let shift = UnsafeMutableRawPointer(base) - raw
-            capacity *= 2
-            raw = Self.resize(raw, capacity)
-            base = Self.aligned(raw)
-            // realloc kept the bytes' offset from the start; the boundary may differ.
-            let moved = (raw + shift).assumingMemoryBound(to: Entry.self)
-            if moved != base { (base + Self.offset).moveInitialize(from: moved + Self.offset, count: count) }
-        }
+        if count == capacity { grow() }
         e[count] = entry
         count += 1
         siftUp(count - 1, entry)
+    }
+
+    private func grow() {
+        let shift = raw.map { UnsafeMutableRawPointer(base) - $0 }
+        capacity = capacity == 0 ? Self.initialCapacity : capacity * 2
+        let grown = Self.resize(raw, capacity)
+        raw = grown
+        base = Self.aligned(grown)
+        // realloc kept the bytes' offset from the start; the boundary may differ.
+        if let shift {
+            let moved = (grown + shift).assumingMemoryBound(to: Entry.self)
+            if moved != base { (base + Self.offset).moveInitialize(from: moved + Self.offset, count: count) }
+        }
     }
 
     /// Removes the top entry.  Bottom-up: the hole left at the root
