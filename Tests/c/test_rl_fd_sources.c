@@ -54,6 +54,15 @@ static RLRunLoopSourceRef pipe_source(struct pipe_source *p, RLIndex order)
     return RLRunLoopSourceCreate(NULL, order, (RLRunLoopSourceContext *)&ctx);
 }
 
+/* Invalidates and releases the source, then closes its pipe. */
+static void drop_pipe_source(RLRunLoopSourceRef s, struct pipe_source *p)
+{
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(p->fds[0]);
+    close(p->fds[1]);
+}
+
 static void write_after(int fd, char c) { CHECK(write(fd, &c, 1) == 1); }
 
 struct writer { int fd; char c; };
@@ -215,10 +224,7 @@ static void scenario(void)
     TRACE("F: added back between runs: %s, performs %d, read '%c'", result_name(r), f1.performs, f1.last);
     /* invalidated between runs; a new pipe (most likely on the same
      * descriptor numbers) in a new source */
-    RLRunLoopSourceInvalidate(sf);
-    RLRelease(sf);
-    close(f1.fds[0]);
-    close(f1.fds[1]);
+    drop_pipe_source(sf, &f1);
     struct pipe_source f2 = {0};
     RLRunLoopSourceRef sf2 = pipe_source(&f2, 0);
     RLRunLoopAddSource(rl, sf2, kRLRunLoopDefaultMode);
@@ -237,10 +243,7 @@ static void scenario(void)
     TRACE("F: other mode without it, readable: %s, performs %d", result_name(r), f2.performs);
     r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
     TRACE("F: default mode again: %s, performs %d, read '%c'", result_name(r), f2.performs, f2.last);
-    RLRunLoopSourceInvalidate(sf2);
-    RLRelease(sf2);
-    close(f2.fds[0]);
-    close(f2.fds[1]);
+    drop_pipe_source(sf2, &f2);
 
     RLRunLoopTimerInvalidate(keep);
     RLRelease(keep);
