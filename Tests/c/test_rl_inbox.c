@@ -50,20 +50,41 @@ static const char *run(RLRunLoopMode mode, double s)
 
 static RLRunLoopRef g_loop;
 
-static void b_work(void *info)
+/* B and F: two producers start together and each sends g_count blocks
+ * to g_loop, which stops once it has run them all. */
+static long g_count;
+static pthread_barrier_t g_start;
+
+static void flood_work(void *info)
 {
     check_order(info);
-    if (g_ran == 2L * B_COUNT) RLRunLoopStop(RLRunLoopGetCurrent());
+    if (g_ran == 2L * g_count) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
-static void *b_producer(void *arg)
+static void *flood_producer(void *arg)
 {
     long producer = (long)(intptr_t)arg;
-    for (long i = 0; i < B_COUNT; i++) {
-        RLRunLoopPerformFunction(g_loop, kRLRunLoopDefaultMode, b_work, (void *)(intptr_t)(i << 1 | producer));
+    pthread_barrier_wait(&g_start);
+    for (long i = 0; i < g_count; i++) {
+        RLRunLoopPerformFunction(g_loop, kRLRunLoopDefaultMode, flood_work, (void *)(intptr_t)(i << 1 | producer));
         RLRunLoopWakeUp(g_loop);
     }
     return NULL;
+}
+
+static void start_producers(long count, pthread_t p[2])
+{
+    g_count = count;
+    pthread_barrier_init(&g_start, NULL, 2);
+    p[0] = start_thread(flood_producer, (void *)0);
+    p[1] = start_thread(flood_producer, (void *)1);
+}
+
+static void join_producers(pthread_t p[2])
+{
+    pthread_join(p[0], NULL);
+    pthread_join(p[1], NULL);
+    pthread_barrier_destroy(&g_start);
 }
 
 /* C, D ---------------------------------------------------------------- */
@@ -109,26 +130,6 @@ static void *loop_thread(void *arg)
 #define F_LOOPS 10
 #define F_COUNT 2000
 
-static pthread_barrier_t g_f_start;
-static long g_f_ran;
-
-static void f_work(void *info)
-{
-    check_order(info);
-    if (++g_f_ran == 2L * F_COUNT) RLRunLoopStop(RLRunLoopGetCurrent());
-}
-
-static void *f_producer(void *arg)
-{
-    long producer = (long)(intptr_t)arg;
-    pthread_barrier_wait(&g_f_start);
-    for (long i = 0; i < F_COUNT; i++) {
-        RLRunLoopPerformFunction(g_loop, kRLRunLoopDefaultMode, f_work, (void *)(intptr_t)(i << 1 | producer));
-        RLRunLoopWakeUp(g_loop);
-    }
-    return NULL;
-}
-
 static gate_t g_f_made;
 
 /* A new loop that runs until both producers' blocks have run. */
@@ -140,7 +141,7 @@ static void *f_loop_thread(void *arg)
     RLRunLoopAddSource(rl, keep, kRLRunLoopDefaultMode);
     g_loop = (RLRunLoopRef)RLRetain(rl);  /* kept: the next loop gets a fresh slot */
     gate_post(&g_f_made);
-    while (g_f_ran < 2L * F_COUNT) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 0);
+    while (g_ran < 2L * F_COUNT) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 0);
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
     return NULL;
@@ -168,10 +169,10 @@ static void scenario(void)
     g_loop = rl;
     RLRunLoopSourceRef keep = new_source(0, NULL, nothing);
     RLRunLoopAddSource(rl, keep, kRLRunLoopDefaultMode);
-    pthread_t p0 = start_thread(b_producer, (void *)0), p1 = start_thread(b_producer, (void *)1);
+    pthread_t producers[2];
+    start_producers(B_COUNT, producers);
     while (g_ran < 2L * B_COUNT) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 0);
-    pthread_join(p0, NULL);
-    pthread_join(p1, NULL);
+    join_producers(producers);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);  /* nothing left */
     TRACE("B: ran %ld (expected %ld), out of order %ld", g_ran, 2L * B_COUNT, g_disorder);
 
@@ -219,19 +220,15 @@ static void scenario(void)
     RLRunLoopRef made[F_LOOPS];
     long ran = 0, disorder = 0;
     for (int n = 0; n < F_LOOPS; n++) {
-        g_f_ran = 0;
         g_next[0] = g_next[1] = 0;
         g_ran = g_disorder = 0;
         g_f_made = (gate_t)GATE_INIT;
-        pthread_barrier_init(&g_f_start, NULL, 2);
         pthread_t lt = start_thread(f_loop_thread, NULL);
         gate_wait(&g_f_made);
         made[n] = g_loop;
-        pthread_t q0 = start_thread(f_producer, (void *)0), q1 = start_thread(f_producer, (void *)1);
-        pthread_join(q0, NULL);
-        pthread_join(q1, NULL);
+        start_producers(F_COUNT, producers);
+        join_producers(producers);
         pthread_join(lt, NULL);
-        pthread_barrier_destroy(&g_f_start);
         ran += g_ran;
         disorder += g_disorder;
     }
