@@ -594,9 +594,14 @@ package final class Loop: Handled, @unchecked Sendable {
 
     // MARK: sources, blocks, stop
 
-    /// Called by `Source.signal()`.
+    /// Queues a signalled source under the lock (Source.signal, when its
+    /// lock-free path cannot), and opens the ring that path uses, so the
+    /// next signal of a source in this loop alone takes it.
     package func enqueuePending(_ source: Source) {
-        lock.withLock { pending.append(source) }
+        lock.withLock {
+            pending.append(source)
+            openInboxLocked()
+        }
     }
 
     package func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
@@ -651,12 +656,32 @@ package final class Loop: Handled, @unchecked Sendable {
     /// Moves the blocks queued since the last call to `blocks`, in order.
     /// Lock held; the loop's thread (the inbox's one consumer, see
     /// BlockInbox).
+    /// Signal entries among them (Source.signal) go to `pending`.
     package func collectQueuedLocked() {
-        if let inbox, inbox.mayHaveBlocks() { inbox.collect(into: &blocks, spare: &spareOverflow) }
+        if let inbox, inbox.mayHaveBlocks() {
+            let start = blocks.count
+            inbox.collect(into: &blocks, spare: &spareOverflow)
+            takeSignalEntriesLocked(from: start)
+        }
         if !overflowBlocks.isEmpty {
             blocks += overflowBlocks
             overflowBlocks.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Moves the signal entries among `blocks[start...]` to `pending`,
+    /// keeping the blocks in order.  Lock held.
+    private func takeSignalEntriesLocked(from start: Int) {
+        var kept = start
+        for index in start..<blocks.count {
+            if let source = blocks[index].takeSignalledSource() {
+                pending.append(source)
+            } else {
+                if kept != index { blocks[kept] = blocks[index] }
+                kept += 1
+            }
+        }
+        if kept < blocks.count { blocks.removeSubrange(kept...) }
     }
 
     package func stop() {

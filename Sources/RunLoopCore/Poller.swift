@@ -168,7 +168,10 @@ package final class Poller: @unchecked Sendable {
 
     /// Starts accepting wake-ups (run start, top of each pass).
     package func acceptWakeUps() {
-        _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake)
+        // Looked at first: in a busy loop the state is mostly pending
+        // already (see `wait`), and even a failed compare-and-swap takes
+        // the line from the producers reading it.
+        if state.load() == Self.ignoring { _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake) }
     }
 
     /// Stops accepting wake-ups (the outermost run ended).
@@ -186,8 +189,9 @@ package final class Poller: @unchecked Sendable {
     /// wake-up, or a watched descriptor is ready; returns the ready
     /// descriptors (up to 16 batches per call, of 256 once a first small
     /// one has filled; more are found by the next call).
-    /// With `poll`, only looks.  A pending wake-up is consumed either way,
-    /// and wake-ups are ignored from here until the next `acceptWakeUps()`.
+    /// With `poll`, only looks, and leaves a pending wake-up pending.
+    /// Otherwise a pending wake-up is consumed, and wake-ups are ignored
+    /// from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
         // 0 = disarmed ("never"); re-arm only when the target moves.
         let target = deadline == Clock.never ? 0 : max(deadline, 1)
@@ -205,7 +209,12 @@ package final class Poller: @unchecked Sendable {
             if !sleep(until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
         var n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), timeout)
-        state.store(Self.ignoring)
+        // A poll leaves the state alone: a wake-up pending stays pending,
+        // to be consumed by the next wait that could sleep (one spare
+        // pass at most).  So a loop kept busy by a flood of signals, which
+        // polls pass after pass, writes nothing to the line its producers
+        // read, and their wake-ups keep finding "pending" (one load).
+        if !poll { state.store(Self.ignoring) }
         var sawWake = !poll && timeout == 0, sawTimer = false
         var ready: [Ready] = []
         var batches = 1

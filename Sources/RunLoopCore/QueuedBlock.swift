@@ -65,6 +65,28 @@ package struct QueuedBlock: BitwiseCopyable {
         extra = nil
     }
 
+    /// A signal entry, not a block: a version-0 source on its way to the
+    /// loop's pending list (Source.signal's lock-free path, through the
+    /// loop's BlockInbox).  No function and no box, which no block has;
+    /// `info` holds a +1 reference to the source.  run() does nothing,
+    /// dispose() drops the reference.  The mode word is any interned name
+    /// (the ring's publication needs one); no pass ever matches it, since
+    /// the loop takes signal entries out as it collects the ring.
+    package init(signalled source: Source) {
+        function = nil
+        info = Unmanaged.passRetained(source).toOpaque()
+        modeString = ModeName.default.cString
+        extra = nil
+    }
+
+    /// The source of a signal entry, with the entry's reference; nil for
+    /// a block.
+    @inline(__always)
+    package func takeSignalledSource() -> Source? {
+        guard function == nil, extra == nil, let info else { return nil }
+        return Unmanaged<Source>.fromOpaque(info).takeRetainedValue()
+    }
+
     package init(modes: BlockModes, closure: @escaping () -> Void) {
         function = nil
         info = nil
@@ -105,7 +127,13 @@ package struct QueuedBlock: BitwiseCopyable {
     /// Drops the block's reference to its box: once, after run() or
     /// instead of it.  May release the closure's captures (user code for a
     /// C block): never with a lock held.
-    package func dispose() { extra?.release() }
+    package func dispose() {
+        if let extra {
+            extra.release()
+        } else if function == nil, let info {
+            Unmanaged<Source>.fromOpaque(info).release()  // a signal entry
+        }
+    }
 }
 
 /// The modes a queued block may run in: one name (the usual case, inline)

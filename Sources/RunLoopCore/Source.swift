@@ -82,6 +82,9 @@ package struct SourceLoops {
     /// path): the first, and the rest.
     package var split: (first: Loop?, rest: [Membership]) { (first?.loop, others) }
 
+    /// The handle of the only loop, 0 for none or several.
+    var soleLoopHandle: UInt64 { others.isEmpty ? first?.loop.handle ?? 0 : 0 }
+
     package func membership(in loop: Loop) -> Membership? {
         if let first, first.loop === loop { return first }
         return others.first { $0.loop === loop }
@@ -126,6 +129,10 @@ package final class Source: Handled, @unchecked Sendable {
     /// When it last became pending; breaks ties between equal orders.
     private let signalSeq = Atomic<UInt64>(0)
     private static let signalCounter = Atomic<UInt64>(0)
+    /// The handle of the one loop holding it, 0 for none or several:
+    /// `signal()` queues on that loop's ring without a lock (see
+    /// `queueOnSoleLoop`).  Written under the stripe with `loops`.
+    private let soleLoop = Atomic<UInt64>(0)
 
     /// CF's equality for sources made from a C context: two sources are
     /// the same item when they have the same order and the same perform,
@@ -317,10 +324,31 @@ package final class Source: Handled, @unchecked Sendable {
         if isSignalled { return }
         if hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged {
             signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
+            if queueOnSoleLoop() { return }
             let (first, rest) = withLoops { $0.split }
             first?.enqueuePending(self)
             for membership in rest { membership.loop.enqueuePending(self) }
         }
+    }
+
+    /// The lock-free path of `signal()` for a source in one loop: a signal
+    /// entry (QueuedBlock(signalled:)) in the ring of that loop's inbox,
+    /// which the loop moves to its pending list when it next collects its
+    /// blocks.  No lock, so a producer does not wait on the loop's lock or
+    /// the source's stripe, which the loop's thread takes every pass.
+    /// False when the source is in no loop or several, or the loop has no
+    /// open ring (its first signal opens it): the caller takes the locked
+    /// path.  A stale `soleLoop` (the source just moved) is harmless: the
+    /// old loop drops the entry as it would a stale pending entry, and the
+    /// new loop saw the pending mark when it added the source.
+    @inline(__always)
+    private func queueOnSoleLoop() -> Bool {
+        let loop = soleLoop.load(ordering: .sequentiallyConsistent)
+        guard loop != 0, let inbox = HandleTable.inbox(UInt(loop)) else { return false }
+        let entry = QueuedBlock(signalled: self)
+        if inbox.queue(entry, handle: loop) { return true }
+        entry.dispose()
+        return false
     }
 
     /// Clears the pending mark; true if this caller gets to perform.
@@ -333,7 +361,15 @@ package final class Source: Handled, @unchecked Sendable {
     /// loop's membership after the change.
     @discardableResult
     package func updateMembership(in loop: Loop, _ body: (inout SourceLoops.Membership) -> Void) -> SourceLoops.Membership {
-        withLoops { $0.update(loop, body) }
+        withLoops {
+            let membership = $0.update(loop, body)
+            // Sequentially consistent with the load in `queueOnSoleLoop`:
+            // a loop that adds the source stores this, then looks at the
+            // pending mark; a signal sets the mark, then loads this.  One
+            // of the two sees the other's write (Loop.insert).
+            soleLoop.store($0.soleLoopHandle, ordering: .sequentiallyConsistent)
+            return membership
+        }
     }
 
     /// Its membership in `loop` (nil: none).

@@ -69,6 +69,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_misuse Tests/stress/test_misuse.c
   build_tsan test_model Tests/model/test_model.c Tests/model/model.c
   build_tsan test_rl_inbox Tests/c/test_rl_inbox.c
+  build_tsan test_rl_signal_ring Tests/c/test_rl_signal_ring.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -76,6 +77,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_misuse-tsan.log" TSan 120 "$out/test_misuse-tsan" || ok=0
   run_checked "$out/test_model-tsan.log" TSan 300 "$out/test_model-tsan" --ops 20000 --quiet || ok=0
   run_checked "$out/test_rl_inbox-tsan.log" TSan 300 "$out/test_rl_inbox-tsan" || ok=0
+  run_checked "$out/test_rl_signal_ring-tsan.log" TSan 300 "$out/test_rl_signal_ring-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 
