@@ -24,9 +24,15 @@ package class Handled: @unchecked Sendable {
 
     /// Set once by `HandleTable.register`, before the handle is published.
     fileprivate(set) var handle: UInt64 = 0
-    /// The state C entry points read without a pin (see HotWord); in the
-    /// slot, set by `HandleTable.register` before the handle is published.
-    package fileprivate(set) var hot: HotWord = .detached
+    /// Where the state C entry points read without a pin lives (see
+    /// HotWord): in the slot, set by `HandleTable.register` before the
+    /// handle is published.  Only the pointer is stored; the stamp follows
+    /// from `handle` and `kind` (8 bytes less in every object).
+    fileprivate var hotPointer: UnsafeMutablePointer<UInt64> = HotWord.detached.pointer
+    /// The state C entry points read without a pin (see HotWord).
+    package var hot: HotWord {
+        HotWord(word: hotPointer, stamp: ownsHot ? 0 : HotWord.stamp(handle: handle, kind: kind))
+    }
     /// The hot word's value when the object is registered.
     fileprivate let initialHot: UInt32
     package let kind: HandleKind
@@ -170,7 +176,7 @@ package final class HandleTable: @unchecked Sendable {
     package func register(_ object: Handled) -> Bool {
         let slot = takeSlot(forLoop: object.kind == .runLoop)
         guard let slot else {
-            object.hot = .own(object.initialHot)
+            object.hotPointer = HotWord.own(object.initialHot).pointer
             object.ownsHot = true
             object.registered()
             return false
@@ -181,7 +187,7 @@ package final class HandleTable: @unchecked Sendable {
         object.handle = Self.tag << 56 | generation << 32 | UInt64(slot.index)
         let stamp = HotWord.stamp(handle: object.handle, kind: object.kind)
         rl_atomic_store(Self.hotPtr(slot.page, slot.index), stamp | UInt64(object.initialHot))
-        object.hot = HotWord(word: Self.hotPtr(slot.page, slot.index), stamp: stamp)
+        object.hotPointer = Self.hotPtr(slot.page, slot.index)  // stamped with `stamp`
         object.registered()
         rl_atomic_store_ptr(Self.objectPtr(slot.page, slot.index), Unmanaged.passRetained(object).toOpaque())
         rl_atomic_store(state, generation << 40 | UInt64(object.kind.rawValue) << 32 | 1)

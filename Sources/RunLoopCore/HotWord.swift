@@ -82,4 +82,7 @@ package struct HotWord: @unchecked Sendable {
     }
 
     func deallocate() { word.deallocate() }
+
+    /// Where the word lives.
+    var pointer: UnsafeMutablePointer<UInt64> { word }
 }

@@ -366,7 +366,7 @@ package final class Source: Handled, @unchecked Sendable {
             // Sequentially consistent with the load in `queueOnSoleLoop`:
             // a loop that adds the source stores this, then looks at the
             // pending mark; a signal sets the mark, then loads this.  One
-            // of the two sees the other's write (Loop.insert).
+            // of the two sees the other's write (Loop.insertLocked).
             soleLoop.store($0.soleLoopHandle, ordering: .sequentiallyConsistent)
             return membership
         }

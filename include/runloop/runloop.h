@@ -371,7 +371,9 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
 /* Marks the source pending: the next pass of any loop running a mode that
  * holds it performs it once (several signals before that pass give one
  * perform).  Does not wake the loop: pair with RLRunLoopWakeUp().
- * Signalling a source that is already pending costs a few loads. */
+ * Signalling a source that is already pending costs a few loads; making
+ * a source of one loop pending takes no lock (it is queued on that loop's
+ * lock-free ring, like RLRunLoopPerformFunction's blocks). */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Whether the source is signalled and not yet performed. */
 RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
