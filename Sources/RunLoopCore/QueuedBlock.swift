@@ -79,13 +79,17 @@ package struct QueuedBlock: BitwiseCopyable {
         extra = nil
     }
 
+    /// The source a signal entry refers to; nil for a block.
+    @inline(__always)
+    private var signalledSource: Unmanaged<Source>? {
+        guard function == nil, extra == nil, let info else { return nil }
+        return Unmanaged<Source>.fromOpaque(info)
+    }
+
     /// The source of a signal entry, with the entry's reference; nil for
     /// a block.
     @inline(__always)
-    package func takeSignalledSource() -> Source? {
-        guard function == nil, extra == nil, let info else { return nil }
-        return Unmanaged<Source>.fromOpaque(info).takeRetainedValue()
-    }
+    package func takeSignalledSource() -> Source? { signalledSource?.takeRetainedValue() }
 
     package init(modes: BlockModes, closure: @escaping () -> Void) {
         function = nil
@@ -124,15 +128,12 @@ package struct QueuedBlock: BitwiseCopyable {
         }
     }
 
-    /// Drops the block's reference to its box: once, after run() or
-    /// instead of it.  May release the closure's captures (user code for a
+    /// Drops the block's reference to its box (a signal entry's, to its
+    /// source): once, after run() or instead of it.  May release the closure's captures (user code for a
     /// C block): never with a lock held.
     package func dispose() {
-        if let extra {
-            extra.release()
-        } else if function == nil, let info {
-            Unmanaged<Source>.fromOpaque(info).release()  // a signal entry
-        }
+        extra?.release()
+        signalledSource?.release()
     }
 }
 
