@@ -8,12 +8,16 @@
  *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
  *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
  *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
+ *   bench_loop signalone PRODUCERS ITEMS  the same in one call: runloop's
+ *                                         RLRunLoopSourceSignalAndWakeUp
+ *                                         (CF has none: its pair again)
  *                                         (the *_mem build: also malloc
  *                                         calls per item, whole process)
  *   bench_loop hotcall   ITEMS            signal + wake-up that change nothing
  *                                         (source and wake-up already
  *                                         pending): the producer's per-item
  *                                         floor in a signal flood
+ *   bench_loop hotone    ITEMS            the same for signalone's call
  *   bench_loop timers    N                N one-shot timers, run until all fired
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
  *                                         (EVENTS or more: at least 200 ms;
@@ -45,6 +49,20 @@ typedef RLBoolean XBoolean;
 typedef X(RunLoopRef) LoopRef;
 typedef X(RunLoopSourceRef) SourceRef;
 typedef X(RunLoopTimerRef) TimerRef;
+
+/* Signal + wake-up as one call where the implementation has one (runloop's
+ * RLRunLoopSourceSignalAndWakeUp, like libuv's uv_async_send); CF has
+ * none, so its build makes the pair of calls. */
+static void signal_one_call(SourceRef src, LoopRef rl)
+{
+#ifdef BENCH_CF
+    CFRunLoopSourceSignal(src);
+    CFRunLoopWakeUp(rl);
+#else
+    (void)rl;
+    RLRunLoopSourceSignalAndWakeUp(src);
+#endif
+}
 
 /* Queues fn(info) on rl (CF on Linux exports no CFRunLoopPerformFunction:
  * its build uses CFRunLoopPerformBlock, what a CF user would write). */
@@ -176,6 +194,8 @@ struct flood {
     SourceRef src;
     pthread_barrier_t ready, go;
     atomic_int done, producers_done;
+    /* use_signal: 0 perform-function + wake-up, 1 signal + wake-up,
+     * 2 signal_one_call */
     int producers, use_signal;
     long items, consumed, performs;
     uint64_t t_end;
@@ -220,10 +240,14 @@ static void *flood_producer(void *arg)
 {
     struct flood *f = arg;
     pthread_barrier_wait(&f->go);
-    for (long i = 0; i < f->items; i++) {
-        if (f->use_signal) X(RunLoopSourceSignal)(f->src);
-        else post(f->loop, flood_item, f);
-        X(RunLoopWakeUp)(f->loop);
+    if (f->use_signal == 2) {
+        for (long i = 0; i < f->items; i++) signal_one_call(f->src, f->loop);
+    } else {
+        for (long i = 0; i < f->items; i++) {
+            if (f->use_signal) X(RunLoopSourceSignal)(f->src);
+            else post(f->loop, flood_item, f);
+            X(RunLoopWakeUp)(f->loop);
+        }
     }
     if (f->use_signal && atomic_fetch_add(&f->producers_done, 1) + 1 == f->producers) {
         /* a last signal after producers_done is complete: its perform stops */
@@ -252,7 +276,8 @@ static void bench_flood(int use_signal, int producers, long items)
     for (int i = 0; i < producers; i++) pthread_join(p[i], NULL);
     pthread_join(c, NULL);
     char name[32];
-    snprintf(name, sizeof name, "%s%d", use_signal ? "signal" : "perform", producers);
+    static const char *const names[] = { "perform", "signal", "signalone" };
+    snprintf(name, sizeof name, "%s%d", names[use_signal], producers);
     result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
     if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
     if (malloc_stats_now)  /* producers and loop together */
@@ -268,20 +293,26 @@ static void bench_flood(int use_signal, int producers, long items)
  *     nothing.  Timed inside a callout of the running loop (the state a
  *     flood's producer mostly sees), on one thread (no cache-line transfers).
  * ---------------------------------------------------------------------- */
-struct hotcall { LoopRef loop; SourceRef src; long items; };
+struct hotcall { LoopRef loop; SourceRef src; long items; int one_call; };
 
 static void hotcall_run(void *info)
 {
     struct hotcall *h = info;
     X(RunLoopSourceSignal)(h->src);  /* from here both are pending */
     X(RunLoopWakeUp)(h->loop);
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < h->items; i++) {
-        X(RunLoopSourceSignal)(h->src);
-        X(RunLoopWakeUp)(h->loop);
+    uint64_t t0 = now_ns(), t1;
+    if (h->one_call) {
+        signal_one_call(h->src, h->loop);  /* pending and woken */
+        t0 = now_ns();
+        for (long i = 0; i < h->items; i++) signal_one_call(h->src, h->loop);
+    } else {
+        for (long i = 0; i < h->items; i++) {
+            X(RunLoopSourceSignal)(h->src);
+            X(RunLoopWakeUp)(h->loop);
+        }
     }
-    uint64_t t1 = now_ns();
-    result("hotcall", IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    t1 = now_ns();
+    result(h->one_call ? "hotone" : "hotcall", IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
     X(RunLoopSourceInvalidate)(h->src);
     X(RunLoopStop)(h->loop);
 }
@@ -638,10 +669,11 @@ int main(int argc, char **argv)
     const char *w = argc > 1 ? argv[1] : "";
     if (!strcmp(w, "pingpong")) {
         bench_pingpong(arg_long(argc, argv, 2, 100000));
-    } else if (!strcmp(w, "perform") || !strcmp(w, "signal")) {
-        bench_flood(!strcmp(w, "signal"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
-    } else if (!strcmp(w, "hotcall")) {
-        struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000) };
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone")) {
+        int kind = !strcmp(w, "perform") ? 0 : !strcmp(w, "signal") ? 1 : 2;
+        bench_flood(kind, (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone")) {
+        struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000), !strcmp(w, "hotone") };
         pthread_join(spawn(hotcall_thread, &h), NULL);
     } else if (!strcmp(w, "timers")) {
         struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
@@ -666,7 +698,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|hotcall|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|timers|sources|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

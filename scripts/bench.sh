@@ -115,9 +115,11 @@ echo "2. throughput ($FLOOD items per producer x $R)"
 for p in 1 2; do
   run $R "$all" perform $p $FLOOD
   run $R "$all" signal $p $FLOOD
+  run $R "runloop cf glib uv" signalone $p $FLOOD
 done
 echo "2b. the producer's floor: signal + wake-up already pending ($HOT items x $R; runloop, cf, uv)"
 run $R "runloop cf uv" hotcall $HOT
+run $R "runloop uv" hotone $HOT
 echo "3. timers (N = $TIMERS${BIG:+ $BIG}; CF capped at 100k)"
 for n in $TIMERS; do run $R "$loops" timers $n; done
 if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi

@@ -109,6 +109,12 @@ static inline int rl_is_main_thread(void) { return rl_gettid() == (int32_t)getpi
 static inline uint64_t rl_atomic_load(const uint64_t *p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
+/* A full fence, then the load: no earlier store of this thread can be
+ * ordered after it (the other side of a store-buffering handshake). */
+static inline uint64_t rl_atomic_load_after_fence(const uint64_t *p) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 static inline void rl_atomic_store(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }

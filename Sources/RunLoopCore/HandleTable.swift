@@ -366,6 +366,16 @@ package final class HandleTable: @unchecked Sendable {
         return rl_atomic_load(hotPtr(page, index)) == HotWord.stamp(handle: handle, kind: kind) | UInt64(value)
     }
 
+    /// Whether the hot word of the live object of `kind` that `raw` names
+    /// has every bit of `bits` set (`hotWordIs` with a mask: one more AND).
+    @inline(__always)
+    package static func hotWordHas(_ raw: UInt, kind: HandleKind, _ bits: UInt32) -> Bool {
+        let handle = UInt64(raw)
+        guard let (page, index) = slot(of: handle) else { return false }
+        let expected = HotWord.stamp(handle: handle, kind: kind) | UInt64(bits)
+        return rl_atomic_load(hotPtr(page, index)) & (0xFFFF_FFFF_0000_0000 | UInt64(bits)) == expected
+    }
+
     /// The hot word's value of the live object of `kind` that `raw` names;
     /// nil for anything else (NULL, stale, another kind).  One load, no pin.
     @inline(__always)

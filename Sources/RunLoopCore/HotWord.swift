@@ -47,6 +47,13 @@ package struct HotWord: @unchecked Sendable {
         return v & Self.stampMask == stamp ? UInt32(truncatingIfNeeded: v) : nil
     }
 
+    /// `load()` after a full fence: stores this thread made before it are
+    /// visible to whoever writes the word after this load reads it.
+    package func loadAfterFence() -> UInt32? {
+        let v = rl_atomic_load_after_fence(word)
+        return v & Self.stampMask == stamp ? UInt32(truncatingIfNeeded: v) : nil
+    }
+
     /// Replaces `expected` with `desired`.  On failure returns the current
     /// value, nil if the word is no longer this object's.
     @inline(__always)

@@ -691,6 +691,25 @@ package final class Loop: Handled, @unchecked Sendable {
 
     package func wakeUp() { poller.wakeUp() }
 
+    /// Wakes the loop `handle` names, if it is still alive; nothing
+    /// otherwise (no error).  Awake, spinning or already pending: the hot
+    /// word alone, no pin.
+    package static func wakeUp(handle: UInt64, from function: StaticString) {
+        if wakeUpWithoutPin(handle) { return }
+        guard case .pinned(let object) = HandleTable.pin(UInt(handle), kind: .runLoop) else { return }
+        defer { HandleTable.unpin(handle, from: function) }
+        Unmanaged<Loop>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.wakeUp() }
+    }
+
+    /// The wake-up of `handle`'s loop when its hot word says it needs no
+    /// eventfd write; false if the loop is asleep (or the handle names no
+    /// loop): the caller pins it and calls `wakeUp()`.
+    @inline(__always)
+    package static func wakeUpWithoutPin(_ handle: UInt64) -> Bool {
+        guard let word = HandleTable.hotWord(UInt(handle), kind: .runLoop) else { return false }
+        return Poller.wakeUpWithoutSyscall(word)
+    }
+
     package var isWaiting: Bool { poller.isSleeping }
 
     // MARK: teardown

@@ -122,10 +122,15 @@ package final class Source: Handled, @unchecked Sendable {
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
     private let interestBits: Atomic<UInt32>
-    // Pending: `hot` is 1 from `signal()` until the loop claims the perform
-    // (the hot word, so RLRunLoopSourceSignal on a pending source is one
-    // load with no pin).
+    // Pending: `hot` has signalledBit from `signal()` until the loop claims
+    // the perform (the hot word, so RLRunLoopSourceSignal on a pending
+    // source is one load with no pin).
     package static let signalledBit: UInt32 = 1
+    /// Set with signalledBit by `signalAndWakeUp()`: a wake-up of every
+    /// loop holding the source follows this pending mark, so another
+    /// signal-and-wake-up has nothing to do (one load, like a pending
+    /// signal).  Cleared with signalledBit by the claim.
+    package static let wokenBit: UInt32 = 2
     /// When it last became pending; breaks ties between equal orders.
     private let signalSeq = Atomic<UInt64>(0)
     private static let signalCounter = Atomic<UInt64>(0)
@@ -313,7 +318,7 @@ package final class Source: Handled, @unchecked Sendable {
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var isSignalled: Bool { hot.load() == Self.signalledBit }
+    package var isSignalled: Bool { (hot.load() ?? 0) & Self.signalledBit != 0 }
     package var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
 
     /// Marks the source pending and queues it on every loop holding it.
@@ -322,13 +327,52 @@ package final class Source: Handled, @unchecked Sendable {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
         // Already pending: nothing to do (no shared counter, no lock).
         if isSignalled { return }
-        if hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged {
-            signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-            if queueOnSoleLoop() { return }
-            let (first, rest) = withLoops { $0.split }
-            first?.enqueuePending(self)
-            for membership in rest { membership.loop.enqueuePending(self) }
+        guard hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged else { return }
+        queuePending()
+        // A signalAndWakeUp() that found the mark set while it was being
+        // queued left the wake-up to this call (it could not know when the
+        // queue was done).
+        if (hot.loadAfterFence() ?? 0) & Self.wokenBit != 0 { wakeLoops() }
+    }
+
+    /// `signal()` and a wake-up of every loop holding the source, in one
+    /// call (RLRunLoopSourceSignalAndWakeUp).  Whoever sets wokenBit wakes
+    /// the loops, after the source is queued; a call that finds it set does
+    /// nothing.  One load when the source is pending and woken.
+    package func signalAndWakeUp() {
+        guard isValid, !isVersion1 else { return }
+        var current = hot.load()
+        while let value = current, value & Self.wokenBit == 0 {
+            let (done, now) = hot.compareExchange(expected: value, desired: Self.signalledBit | Self.wokenBit)
+            if done {
+                // From 0 this call queues the source.  From signalledBit a
+                // signal() is queueing it: the loops are woken here, and
+                // by that signal() if it has not finished queueing.
+                if value == 0 { queuePending() }
+                wakeLoops()
+                return
+            }
+            current = now
         }
+    }
+
+    /// Queues the newly pending source on every loop holding it.
+    private func queuePending() {
+        signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
+        if queueOnSoleLoop() { return }
+        let (first, rest) = withLoops { $0.split }
+        first?.enqueuePending(self)
+        for membership in rest { membership.loop.enqueuePending(self) }
+    }
+
+    /// Wakes every loop holding the source.
+    private func wakeLoops() {
+        let loop = soleLoop.load(ordering: .sequentiallyConsistent)
+        if loop != 0 {
+            Loop.wakeUp(handle: loop, from: "RLRunLoopSourceSignalAndWakeUp")
+            return
+        }
+        for loop in withLoops({ $0.all }) { loop.wakeUp() }
     }
 
     /// The lock-free path of `signal()` for a source in one loop: a signal
@@ -353,7 +397,13 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Clears the pending mark; true if this caller gets to perform.
     package func claimPerform() -> Bool {
-        hot.compareExchange(expected: Self.signalledBit, desired: 0).exchanged
+        var current = hot.load()
+        while let value = current, value & Self.signalledBit != 0 {
+            let (done, now) = hot.compareExchange(expected: value, desired: 0)
+            if done { return true }
+            current = now
+        }
+        return false
     }
 
     /// Called by a loop, under its lock, when the source enters (+1) or

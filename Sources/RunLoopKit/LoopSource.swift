@@ -55,6 +55,16 @@ public final class LoopSource: Sendable, Hashable, CustomStringConvertible {
     /// sleeping loop: call ``Loop/wakeUp()``.
     public func signal() { engine.signal() }
 
+    /// ``signal()`` and a wake-up of every loop holding it, in one call
+    /// (C: `RLRunLoopSourceSignalAndWakeUp`; CoreFoundation has no such
+    /// call).  From any thread.  No loop to name, and a source that is
+    /// already pending and woken costs one load.
+    ///
+    /// ```swift
+    /// source.signalAndWakeUp()   // = source.signal(); worker.wakeUp()
+    /// ```
+    public func signalAndWakeUp() { engine.signalAndWakeUp() }
+
     /// True between ``signal()`` and the start of its perform.
     public var isSignalled: Bool { engine.isSignalled }
     /// Its order, as given at creation.

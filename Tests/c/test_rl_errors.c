@@ -5,7 +5,8 @@
  * wrong-type handles, NaN times, bad mode names, NULL callouts, a timer
  * added to a second loop, work for the loop of an exited thread, an extra
  * release.  The lock-free fast paths of SourceSignal (source already
- * pending) and WakeUp (wake-up pending or ignored) check handles as well.  Successful calls keep the last error (errno-like) until
+ * pending), SourceSignalAndWakeUp (pending and woken) and WakeUp (wake-up
+ * pending or ignored) check handles as well.  Successful calls keep the last error (errno-like) until
  * RLClearLastError; the default handler comes back with NULL.
  */
 #include "harness.h"
@@ -107,6 +108,20 @@ static void scenario(void)
     last("SourceSignal(NULL)");
     RLRunLoopWakeUp(NULL);
     last("WakeUp(NULL)");
+    /* SignalAndWakeUp reads the same word first (pending and woken) */
+    RLRunLoopSourceRef w = new_source(0, NULL, noop);
+    RLRunLoopSourceSignalAndWakeUp(w);
+    RLRunLoopSourceSignalAndWakeUp(w);
+    TRACE("SourceSignalAndWakeUp twice: code %d, signalled %s", (int)RLGetLastError(), yes_no(RLRunLoopSourceIsSignalled(w)));
+    RLRunLoopSourceSignalAndWakeUp((RLRunLoopSourceRef)rl);
+    last("SourceSignalAndWakeUp(loop)");
+    RLRunLoopSourceSignalAndWakeUp((RLRunLoopSourceRef)t);
+    last("SourceSignalAndWakeUp(timer)");
+    RLRelease(w);
+    RLRunLoopSourceSignalAndWakeUp(w);
+    last("SourceSignalAndWakeUp(released pending source)");
+    RLRunLoopSourceSignalAndWakeUp(NULL);
+    last("SourceSignalAndWakeUp(NULL)");
 
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);

@@ -375,6 +375,16 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
  * a source of one loop pending takes no lock (it is queued on that loop's
  * lock-free ring, like RLRunLoopPerformFunction's blocks). */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
+/* Not in CF: RLRunLoopSourceSignal() and RLRunLoopWakeUp() of every loop
+ * holding the source, in one call (what libuv's uv_async_send does).  From
+ * any thread.  Use it where CF code writes the pair with the source's one
+ * loop: there is no loop to name, and a source that is already pending
+ * and woken costs one load (the pair costs two calls).  A source in no
+ * loop is only marked pending, like RLRunLoopSourceSignal(); an
+ * invalidated or version-1 source is left alone.  Mixes freely with the
+ * CF pair: it wakes the loops even when an RLRunLoopSourceSignal() (which
+ * does not wake) made the source pending first. */
+void RLRunLoopSourceSignalAndWakeUp(RLRunLoopSourceRef source);
 /* Whether the source is signalled and not yet performed. */
 RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
 

@@ -102,6 +102,7 @@ _PROTOTYPES = {
     "RLRunLoopSourceInvalidate": (None, [Handle]),
     "RLRunLoopSourceIsValid": (RLBoolean, [Handle]),
     "RLRunLoopSourceSignal": (None, [Handle]),
+    "RLRunLoopSourceSignalAndWakeUp": (None, [Handle]),
     "RLRunLoopSourceIsSignalled": (RLBoolean, [Handle]),
     "RLRunLoopObserverCreate": (Handle, [c_void_p, RLOptionFlags, RLBoolean, RLIndex,
                                          ObserverCallBack, POINTER(ItemContext)]),

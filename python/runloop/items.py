@@ -118,6 +118,11 @@ class Source(Handle):
     def signal(self):
         _capi.RLRunLoopSourceSignal(self._handle)
 
+    def signal_and_wake_up(self):
+        """signal() and a wake-up of every loop holding the source, in one
+        call (RLRunLoopSourceSignalAndWakeUp)."""
+        _capi.RLRunLoopSourceSignalAndWakeUp(self._handle)
+
     @property
     def is_signalled(self):
         return bool(_capi.RLRunLoopSourceIsSignalled(self._handle))

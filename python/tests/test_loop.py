@@ -106,3 +106,18 @@ def test_wake_up_wakes_a_sleeping_loop(loop_thread):
 
 def test_is_waiting_is_a_bool():
     assert runloop.RunLoop.current().is_waiting is False
+
+
+def test_signal_and_wake_up_from_another_thread_wakes_a_sleeping_loop(mode):
+    loop = runloop.RunLoop.current()
+    performed = []
+    source = runloop.Source(lambda: performed.append("perform"))
+    loop.add_source(source, mode)
+    # a 30 s run returns as soon as the source is handled: the one call both
+    # signalled it and woke the loop (signal() alone would leave it asleep)
+    thread = threading.Timer(0.05, source.signal_and_wake_up)
+    thread.start()
+    assert loop.run(mode, 30, return_after_source_handled=True) is RunResult.HANDLED_SOURCE
+    thread.join()
+    assert performed == ["perform"]
+    source.invalidate()

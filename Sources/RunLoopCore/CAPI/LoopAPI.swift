@@ -93,7 +93,7 @@ public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
 /// awake/spinning (→ pending) on the hot word alone, no pin; else pinned.
 @inline(never)
 private func wakeUpSlow(_ rl: RLRunLoopRef?) {
-    if let word = HandleTable.hotWord(UInt(bitPattern: rl), kind: .runLoop), Poller.wakeUpWithoutSyscall(word) { return }
+    if Loop.wakeUpWithoutPin(UInt64(UInt(bitPattern: rl))) { return }
     wakeUpPinned(rl)
 }
 

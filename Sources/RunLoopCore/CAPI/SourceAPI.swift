@@ -74,8 +74,21 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
 @c(RLRunLoopSourceSignal)
 public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
     // Pending already: one load and one comparison, no pin.
-    if HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit) { return }
+    if HandleTable.hotWordHas(UInt(bitPattern: source), kind: .source, Source.signalledBit) { return }
     signalPinned(source)
+}
+
+@c(RLRunLoopSourceSignalAndWakeUp)
+public func rlRunLoopSourceSignalAndWakeUp(_ source: RLRunLoopSourceRef?) {
+    // Pending, and its loops woken: one load and one comparison, no pin.
+    if HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit | Source.wokenBit) { return }
+    signalAndWakeUpPinned(source)
+}
+
+/// Out of line, so the check above runs without this path's frame.
+@inline(never)
+private func signalAndWakeUpPinned(_ source: RLRunLoopSourceRef?) {
+    borrow(source, as: .source, "RLRunLoopSourceSignalAndWakeUp", orElse: ()) { (s: Source) in s.signalAndWakeUp() }
 }
 
 /// Out of line, so the check above runs without this path's frame.

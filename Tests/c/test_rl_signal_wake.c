@@ -1,0 +1,236 @@
+/*
+ * test_rl_signal_wake — RLRunLoopSourceSignalAndWakeUp: RLRunLoopSourceSignal
+ * and RLRunLoopWakeUp of every loop holding the source, in one call.  The
+ * same scenario runs in Swift (SharedTraceSourceTests, LoopSource's
+ * signalAndWakeUp) against the same trace.
+ *   A. another thread signals-and-wakes the source of a sleeping loop: the
+ *      loop wakes at once and performs it (a 5 s run returns HandledSource).
+ *   B. three calls before the loop runs give one perform.
+ *   C. another thread signals only (the loop sleeps on), then 50 ms later
+ *      signals-and-wakes the source that is already pending: the loop wakes
+ *      then, not before, and performs it once.
+ *   D. a source in two loops (this thread's and a helper thread's, both
+ *      asleep): one call wakes both, one of them performs it.
+ *   E. the race of C: a plain signal and a signal-and-wake-up from two
+ *      threads at a sleeping loop, 300 rounds: every round's run returns
+ *      HandledSource (the wake-up is never lost while the other thread
+ *      queues the source).
+ *   F. a source in no loop is marked pending and performed once added; an
+ *      invalidated source stays unsignalled.
+ */
+#include "harness.h"
+#include <stdatomic.h>
+
+static gate_t g_sleeping = GATE_INIT;
+static int g_post_on_wait;
+static RLRunLoopSourceRef g_src;
+static atomic_int g_performs;
+static int g_quiet;  /* E: performs are counted, not traced */
+
+static void obs_cb(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    (void)o;
+    if (info) TRACE("obs %s", activity_name(a));
+    if (a == kRLRunLoopBeforeWaiting && g_post_on_wait) {
+        g_post_on_wait = 0;
+        gate_post(&g_sleeping);
+    }
+}
+
+static void perform_cb(void *info)
+{
+    atomic_fetch_add(&g_performs, 1);
+    if (info && !g_quiet) TRACE("perform source");
+}
+
+static void *signal_and_wake_when_asleep(void *arg)
+{
+    (void)arg;
+    gate_wait(&g_sleeping);
+    TRACE("other thread: signal and wake up");
+    RLRunLoopSourceSignalAndWakeUp(g_src);
+    return NULL;
+}
+
+static void *signal_then_signal_and_wake(void *arg)
+{
+    (void)arg;
+    gate_wait(&g_sleeping);
+    TRACE("other thread: signal only");
+    RLRunLoopSourceSignal(g_src);
+    sleep_s(0.05);
+    TRACE("other thread: signal and wake up");
+    RLRunLoopSourceSignalAndWakeUp(g_src);
+    return NULL;
+}
+
+/* D: a second loop holding g_src, run until told to stop. */
+static RLRunLoopRef d_loop;
+static gate_t d_ready = GATE_INIT, d_asleep = GATE_INIT;
+static int d_post_on_wait;
+static atomic_int d_woke[2], d_stop;
+
+static void d_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    (void)o;
+    if (a == kRLRunLoopAfterWaiting) atomic_fetch_add(&d_woke[(intptr_t)info], 1);
+    /* the helper's first sleep (a loop that is not running yet ignores
+     * wake-ups, so the call must come after this) */
+    if (a == kRLRunLoopBeforeWaiting && (intptr_t)info == 1 && d_post_on_wait) {
+        d_post_on_wait = 0;
+        gate_post(&d_asleep);
+    }
+}
+
+static void *d_thread(void *arg)
+{
+    (void)arg;
+    d_loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
+    RLRunLoopObserverRef o = new_observer(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, 1, 0, d_obs, (void *)(intptr_t)1);
+    RLRunLoopAddObserver(d_loop, o, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(d_loop, g_src, kRLRunLoopDefaultMode);
+    gate_post(&d_ready);
+    while (!atomic_load(&d_stop)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 0);
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+    return NULL;
+}
+
+/* E: the two signalling threads spin on the round number the loop's
+ * BeforeWaiting publishes, so their calls land within a few hundred
+ * nanoseconds of each other (a gate's wake-ups are too far apart to hit
+ * the window between a plain signal's mark and its queueing). */
+static atomic_int e_round, e_acked[2];
+
+static void *e_signaller(void *arg)
+{
+    int which = (int)(intptr_t)arg;
+    for (int seen = 0;;) {
+        int round;
+        while ((round = atomic_load(&e_round)) == seen) sched_yield();
+        if (round < 0) return NULL;
+        seen = round;
+        if (which) RLRunLoopSourceSignalAndWakeUp(g_src);
+        else RLRunLoopSourceSignal(g_src);
+        atomic_store(&e_acked[which], round);
+    }
+}
+
+static int e_next;
+#define E_ROUNDS 300
+
+static void e_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    (void)o;
+    (void)info;
+    if (a == kRLRunLoopBeforeWaiting && g_post_on_wait) {
+        g_post_on_wait = 0;
+        atomic_store(&e_round, ++e_next);
+    }
+}
+
+static void scenario(void)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopObserverRef obs = new_observer(kRLRunLoopAllActivities, 1, 0, obs_cb, (void *)1);
+    RLRunLoopAddObserver(rl, obs, kRLRunLoopDefaultMode);
+    g_src = new_source(0, (void *)1, perform_cb);
+    RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
+
+    TRACE("A: another thread signals and wakes up a sleeping loop");
+    g_post_on_wait = 1;
+    pthread_t th = start_thread(signal_and_wake_when_asleep, NULL);
+    TRACE("A: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
+    pthread_join(th, NULL);
+
+    TRACE("B: three calls before the loop runs");
+    RLRunLoopSourceSignalAndWakeUp(g_src);
+    RLRunLoopSourceSignalAndWakeUp(g_src);
+    RLRunLoopSourceSignalAndWakeUp(g_src);
+    TRACE("B: signalled %s", yes_no(RLRunLoopSourceIsSignalled(g_src)));
+    TRACE("B: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
+
+    TRACE("C: signal only, then signal and wake up 50 ms later");
+    g_post_on_wait = 1;
+    th = start_thread(signal_then_signal_and_wake, NULL);
+    RLAbsoluteTime start = now();
+    TRACE("C: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
+    CHECK(now() - start >= 0.05 - 0.01);
+    pthread_join(th, NULL);
+    RLRunLoopRemoveObserver(rl, obs, kRLRunLoopDefaultMode);
+
+    TRACE("D: a source in two sleeping loops; one call wakes both");
+    RLRunLoopObserverRef woke = new_observer(kRLRunLoopAfterWaiting, 1, 0, d_obs, (void *)0);
+    RLRunLoopAddObserver(rl, woke, kRLRunLoopDefaultMode);
+    atomic_store(&g_performs, 0);
+    d_post_on_wait = 1;
+    pthread_t dt = start_thread(d_thread, NULL);
+    gate_wait(&d_ready);
+    gate_wait(&d_asleep);
+    g_post_on_wait = 1;
+    RLRunLoopObserverRef sleeper = new_observer(kRLRunLoopBeforeWaiting, 1, 0, obs_cb, NULL);
+    RLRunLoopAddObserver(rl, sleeper, kRLRunLoopDefaultMode);
+    th = start_thread(signal_and_wake_when_asleep, NULL);
+    /* the helper's loop is asleep within this 0.2 s as well */
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, 0);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 500 && atomic_load(&d_woke[1]) == 0; i++) sleep_s(0.002);
+    TRACE("D: this loop woke %s, the other loop woke %s, performs %d",
+          yes_no(atomic_load(&d_woke[0]) > 0), yes_no(atomic_load(&d_woke[1]) > 0), atomic_load(&g_performs));
+    atomic_store(&d_stop, 1);
+    RLRunLoopStop(d_loop);
+    pthread_join(dt, NULL);
+    RLRunLoopRemoveSource(d_loop, g_src, kRLRunLoopDefaultMode);
+    RLRelease(d_loop);
+    RLRunLoopObserverInvalidate(woke);
+    RLRelease(woke);
+    RLRunLoopObserverInvalidate(sleeper);
+    RLRelease(sleeper);
+
+    TRACE("E: signal and signal-and-wake-up race at a sleeping loop");
+    RLRunLoopObserverRef eo = new_observer(kRLRunLoopBeforeWaiting, 1, 0, e_obs, NULL);
+    RLRunLoopAddObserver(rl, eo, kRLRunLoopDefaultMode);
+    pthread_t es[2] = { start_thread(e_signaller, (void *)0), start_thread(e_signaller, (void *)1) };
+    int handled = 0;
+    atomic_store(&g_performs, 0);
+    g_quiet = 1;
+    for (int round = 1; round <= E_ROUNDS; round++) {
+        g_post_on_wait = 1;
+        if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1) == kRLRunLoopRunHandledSource) handled++;
+        /* both calls of this round made (a round may have ended on the
+         * other's signal of the round before), then the source drained */
+        while (atomic_load(&e_acked[0]) < e_next || atomic_load(&e_acked[1]) < e_next) {}
+        while (RLRunLoopSourceIsSignalled(g_src)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 1);
+    }
+    atomic_store(&e_round, -1);
+    pthread_join(es[0], NULL);
+    pthread_join(es[1], NULL);
+    g_quiet = 0;
+    TRACE("E: rounds handled %d of %d", handled, E_ROUNDS);
+    CHECK(atomic_load(&g_performs) >= E_ROUNDS);
+    RLRunLoopObserverInvalidate(eo);
+    RLRelease(eo);
+    RLRunLoopSourceInvalidate(g_src);
+    RLRelease(g_src);
+
+    TRACE("F: a source in no loop, then added; an invalidated source");
+    RLRunLoopSourceRef lone = new_source(0, (void *)1, perform_cb);
+    RLRunLoopSourceSignalAndWakeUp(lone);
+    TRACE("F: in no loop, signalled %s", yes_no(RLRunLoopSourceIsSignalled(lone)));
+    RLRunLoopAddSource(rl, lone, kRLRunLoopDefaultMode);
+    TRACE("F: added, result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 1)));
+    RLRunLoopSourceInvalidate(lone);
+    RLRunLoopSourceSignalAndWakeUp(lone);
+    TRACE("F: invalidated, signalled %s", yes_no(RLRunLoopSourceIsSignalled(lone)));
+    CHECK(RLGetLastError() == kRLErrorNone);  /* like SourceSignal: no error */
+    RLRelease(lone);
+
+    RLRunLoopObserverInvalidate(obs);
+    RLRelease(obs);
+}
+
+int main(void)
+{
+    run_on_thread(scenario);
+    return trace_check("rl_signal_wake") | harness_failures;
+}
