@@ -26,12 +26,12 @@ package class Handled: @unchecked Sendable {
     fileprivate(set) var handle: UInt64 = 0
     /// Where the state C entry points read without a pin lives (see
     /// HotWord): in the slot, set by `HandleTable.register` before the
-    /// handle is published.  Only the pointer is stored; the stamp follows
+    /// handle is published.  Only the pointer is stored; the key follows
     /// from `handle` and `kind` (8 bytes less in every object).
     fileprivate var hotPointer: UnsafeMutablePointer<UInt64> = HotWord.detached.pointer
     /// The state C entry points read without a pin (see HotWord).
     package var hot: HotWord {
-        HotWord(word: hotPointer, stamp: ownsHot ? 0 : HotWord.stamp(handle: handle, kind: kind))
+        HotWord(word: hotPointer, key: ownsHot ? 0 : HotWord.key(handle: handle, kind: kind))
     }
     /// The hot word's value when the object is registered.
     fileprivate let initialHot: UInt32
@@ -185,9 +185,9 @@ package final class HandleTable: @unchecked Sendable {
         var generation = Self.generation(rl_atomic_load(state))
         if generation == 0 { generation = 1 }
         object.handle = Self.tag << 56 | generation << 32 | UInt64(slot.index)
-        let stamp = HotWord.stamp(handle: object.handle, kind: object.kind)
-        rl_atomic_store(Self.hotPtr(slot.page, slot.index), stamp | UInt64(object.initialHot))
-        object.hotPointer = Self.hotPtr(slot.page, slot.index)  // stamped with `stamp`
+        let key = HotWord.key(handle: object.handle, kind: object.kind)
+        rl_atomic_store(Self.hotPtr(slot.page, slot.index), key ^ UInt64(object.initialHot))
+        object.hotPointer = Self.hotPtr(slot.page, slot.index)  // keyed with `key`
         object.registered()
         rl_atomic_store_ptr(Self.objectPtr(slot.page, slot.index), Unmanaged.passRetained(object).toOpaque())
         rl_atomic_store(state, generation << 40 | UInt64(object.kind.rawValue) << 32 | 1)
@@ -314,13 +314,13 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// The hot word of the object of `kind` that `raw` names, without
-    /// pinning it: every access checks the stamp, so a stale or wrong-type
+    /// pinning it: every access checks the key, so a stale or wrong-type
     /// handle reads nil and writes nothing.  nil for a non-handle.
     @inline(__always)
     package static func hotWord(_ raw: UInt, kind: HandleKind) -> HotWord? {
         let handle = UInt64(raw)
         guard let (page, index) = slot(of: handle) else { return nil }
-        return HotWord(word: Self.hotPtr(page, index), stamp: HotWord.stamp(handle: handle, kind: kind))
+        return HotWord(word: Self.hotPtr(page, index), key: HotWord.key(handle: handle, kind: kind))
     }
 
     /// Starts loading the slot lines a release of `handle` writes (its
@@ -355,25 +355,37 @@ package final class HandleTable: @unchecked Sendable {
         return inbox
     }
 
+    /// The hot word of the slot `raw` would name, for the C fast paths.
+    /// No tag or range test on `raw`: the page index is masked into the
+    /// directory, and the caller's XOR with `raw` (HotWord) rejects
+    /// anything that is not the live owner's handle, NULL included.
+    @inline(__always)
+    private static func hotPtrUnchecked(_ raw: UInt) -> UnsafeMutablePointer<UInt64>? {
+        let index = UInt32(truncatingIfNeeded: raw)
+        let pages = handlePages.load(ordering: .acquiring)
+        guard pages != 0 else { return nil }
+        let directory = UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)!
+        guard let page = rl_atomic_load_ptr(directory + Int(index >> UInt32(pageBits) & UInt32(maxPages - 1))) else { return nil }
+        return hotPtr(page, index)
+    }
+
     /// Whether the hot word of the live object of `kind` that `raw` names
-    /// is `value`: one load and one comparison with the value stamped by
-    /// the handle (HotWord).  False for anything else (NULL, stale, another
+    /// is `value`: one load, one XOR with the handle and one comparison with
+    /// a constant (HotWord).  False for anything else (NULL, stale, another
     /// kind, another value).
     @inline(__always)
     package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
-        let handle = UInt64(raw)
-        guard let (page, index) = slot(of: handle) else { return false }
-        return rl_atomic_load(hotPtr(page, index)) == HotWord.stamp(handle: handle, kind: kind) | UInt64(value)
+        guard let word = hotPtrUnchecked(raw) else { return false }
+        return rl_atomic_load(word) ^ UInt64(raw) == UInt64(kind.rawValue) << 24 | UInt64(value)
     }
 
     /// Whether the hot word of the live object of `kind` that `raw` names
     /// has every bit of `bits` set (`hotWordIs` with a mask: one more AND).
     @inline(__always)
     package static func hotWordHas(_ raw: UInt, kind: HandleKind, _ bits: UInt32) -> Bool {
-        let handle = UInt64(raw)
-        guard let (page, index) = slot(of: handle) else { return false }
-        let expected = HotWord.stamp(handle: handle, kind: kind) | UInt64(bits)
-        return rl_atomic_load(hotPtr(page, index)) & (0xFFFF_FFFF_0000_0000 | UInt64(bits)) == expected
+        guard let word = hotPtrUnchecked(raw) else { return false }
+        let mask = ~(HotWord.valueLimit - 1) | UInt64(bits)
+        return (rl_atomic_load(word) ^ UInt64(raw)) & mask == UInt64(kind.rawValue) << 24 | UInt64(bits)
     }
 
     /// The hot word's value of the live object of `kind` that `raw` names;

@@ -178,7 +178,25 @@ extension Result {
         #expect(!source.claimPerform())
         #expect(HandleTable.peek(UInt(next.handle), kind: .source) == 0)
         #expect(!next.isSignalled)
+        // The C fast paths (no tag or range test, one XOR): only the live
+        // owner's exact handle, kind and value.
+        let h = UInt(next.handle)
+        let both = Source.signalledBit | Source.wokenBit
+        next.signalAndWakeUp()  // in no loop: marked pending and woken
+        #expect(HandleTable.hotWordIs(h, kind: .source, both))
+        #expect(HandleTable.hotWordHas(h, kind: .source, Source.signalledBit))
+        #expect(!HandleTable.hotWordIs(h, kind: .source, Source.signalledBit))
+        #expect(!HandleTable.hotWordIs(h, kind: .runLoop, both))
+        #expect(!HandleTable.hotWordIs(h | 1 << 26, kind: .source, both))  // same slot, forged index bits
+        #expect(!HandleTable.hotWordIs(h ^ 1 << 32, kind: .source, both))  // another generation
+        #expect(!HandleTable.hotWordIs(h ^ 1 << 56, kind: .source, both))  // another tag
+        #expect(!HandleTable.hotWordHas(h ^ 1 << 32, kind: .source, Source.signalledBit))
+        #expect(!HandleTable.hotWordIs(0, kind: .source, both))
+        #expect(!HandleTable.hotWordHas(0, kind: .source, 0))
+        #expect(next.claimPerform())
+        #expect(HandleTable.peek(h, kind: .source) == 0)
         next.releaseRef()
+        #expect(!HandleTable.hotWordHas(h, kind: .source, 0))  // released: 0 is no key's
     }
 
     @Test func finalizeRunsOnceWhenTheLastReferenceGoes() {
