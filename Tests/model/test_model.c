@@ -228,8 +228,12 @@ static void one_op(void)
         rl_remove(k, i, MODE_NAMES[m]);
         model_remove(&M, k, i, m);
     } else if (r < 44) {
-        logop("signal source%d", i);
-        RLRunLoopSourceSignal((RLRunLoopSourceRef)handles[KIND_SOURCE][i]);
+        /* the one-call form marks it the same way (its wake-up changes
+         * nothing in this single-threaded model) */
+        int and_wake = pick(2);
+        logop("signal%s source%d", and_wake ? " and wake up" : "", i);
+        if (and_wake) RLRunLoopSourceSignalAndWakeUp((RLRunLoopSourceRef)handles[KIND_SOURCE][i]);
+        else RLRunLoopSourceSignal((RLRunLoopSourceRef)handles[KIND_SOURCE][i]);
         model_signal(&M, i);
     } else if (r < 47) {
         logop("invalidate %s%d", KIND_NAMES[k], i);
