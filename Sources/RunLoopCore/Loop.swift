@@ -428,7 +428,12 @@ package final class Loop: Handled, @unchecked Sendable {
             if source.isVersion1 { descriptorsEditedLocked(mode) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
-            if source.isSignalled { pending.append(source) }
+            if source.isSignalled {
+                pending.append(source)
+                // Signalled and woken elsewhere: a sleeping loop of another
+                // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).
+                if source.takeWokenMark() && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+            }
             if source.hasSchedule { deferred.call { source.schedule(self, name) } }
         case .observer(let observer):
             guard !mode.containsObserver(observer) else { return .success(()) }

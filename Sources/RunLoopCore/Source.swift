@@ -356,6 +356,20 @@ package final class Source: Handled, @unchecked Sendable {
         }
     }
 
+    /// Clears wokenBit; true if it was set.  A loop that adds a pending
+    /// source calls it: the wake-up the bit promised went to the loops the
+    /// source was in then, so the adding loop wakes itself (when another
+    /// thread adds it), and the next signalAndWakeUp() wakes again.
+    package func takeWokenMark() -> Bool {
+        var current = hot.load()
+        while let value = current, value & Self.wokenBit != 0 {
+            let (done, now) = hot.compareExchange(expected: value, desired: value & ~Self.wokenBit)
+            if done { return true }
+            current = now
+        }
+        return false
+    }
+
     /// Queues the newly pending source on every loop holding it.
     private func queuePending() {
         signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)

@@ -164,6 +164,36 @@ import Testing
             lone.invalidate()
             lone.signalAndWakeUp()
             trace.add("F: invalidated, signalled \(yesNo(lone.isSignalled))")
+
+            trace.add("G: signalled and woken here, then moved to a sleeping loop")
+            let moving = LoopSource { trace.add("perform source") }
+            try loop.add(moving)
+            moving.signalAndWakeUp()  // this loop is not running: nobody looks
+            loop.remove(moving)
+            let helperLoop = Shared<Loop?>(nil), helperResult = Shared<Loop.RunResult?>(nil)
+            let asleep = Gate()
+            let postAsleep = Shared(true)
+            let g = spawn {
+                let l = Loop.current
+                helperLoop.value = l
+                let o = LoopObserver(activities: .beforeWaiting) { _, _ in
+                    if postAsleep.update({ f in defer { f = false }; return f }) { asleep.post() }
+                }
+                try? l.add(o)
+                let keep = LoopSource {}  // the mode is not empty
+                try? l.add(keep)
+                helperResult.value = l.run(in: .default, for: .seconds(5), returnAfterSourceHandled: true)
+                keep.invalidate()
+                o.invalidate()
+            }
+            asleep.wait()
+            let moved = Loop.now
+            try helperLoop.value?.add(moving)
+            join(g)
+            trace.add("G: other loop result \(helperResult.value.map { "\($0)" } ?? "none")")
+            trace.check(Loop.now - moved < 2.0, "G woke at once")
+            moving.invalidate()
+            helperLoop.value = nil
             observer.invalidate()
         }
     }

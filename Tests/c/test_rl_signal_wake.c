@@ -17,6 +17,9 @@
  *      queues the source).
  *   F. a source in no loop is marked pending and performed once added; an
  *      invalidated source stays unsignalled.
+ *   G. a source signalled-and-woken on this (idle) loop, then moved to a
+ *      sleeping loop of another thread: that loop wakes and performs it
+ *      (the wake-up went to the old loop, so the adding loop wakes itself).
  */
 #include "harness.h"
 #include <stdatomic.h>
@@ -129,6 +132,39 @@ static void e_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
     }
 }
 
+/* G: a loop on its own thread, run once until a source is handled. */
+static gate_t g_helper_asleep = GATE_INIT;
+static int g_helper_post;
+static RLRunLoopRef g_helper_loop;
+static RLRunLoopRunResult g_helper_result;
+
+static void g_helper_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
+{
+    (void)o;
+    (void)info;
+    if (a == kRLRunLoopBeforeWaiting && g_helper_post) {
+        g_helper_post = 0;
+        gate_post(&g_helper_asleep);
+    }
+}
+
+static void *g_helper(void *arg)
+{
+    (void)arg;
+    g_helper_loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
+    RLRunLoopObserverRef o = new_observer(kRLRunLoopBeforeWaiting, 1, 0, g_helper_obs, NULL);
+    RLRunLoopAddObserver(g_helper_loop, o, kRLRunLoopDefaultMode);
+    RLRunLoopSourceRef keep = new_source(0, NULL, perform_cb);  /* the mode is not empty */
+    RLRunLoopAddSource(g_helper_loop, keep, kRLRunLoopDefaultMode);
+    g_helper_post = 1;
+    g_helper_result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+    return NULL;
+}
+
 static void scenario(void)
 {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -224,6 +260,22 @@ static void scenario(void)
     TRACE("F: invalidated, signalled %s", yes_no(RLRunLoopSourceIsSignalled(lone)));
     CHECK(RLGetLastError() == kRLErrorNone);  /* like SourceSignal: no error */
     RLRelease(lone);
+
+    TRACE("G: signalled and woken here, then moved to a sleeping loop");
+    RLRunLoopSourceRef mv = new_source(0, (void *)1, perform_cb);
+    RLRunLoopAddSource(rl, mv, kRLRunLoopDefaultMode);
+    RLRunLoopSourceSignalAndWakeUp(mv);  /* this loop is not running: nobody looks */
+    RLRunLoopRemoveSource(rl, mv, kRLRunLoopDefaultMode);
+    pthread_t gt = start_thread(g_helper, NULL);
+    gate_wait(&g_helper_asleep);
+    start = now();
+    RLRunLoopAddSource(g_helper_loop, mv, kRLRunLoopDefaultMode);
+    pthread_join(gt, NULL);
+    TRACE("G: other loop result %s", result_name(g_helper_result));
+    CHECK(now() - start < 2.0);
+    RLRunLoopSourceInvalidate(mv);
+    RLRelease(mv);
+    RLRelease(g_helper_loop);
 
     RLRunLoopObserverInvalidate(obs);
     RLRelease(obs);

@@ -383,7 +383,9 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
  * loop is only marked pending, like RLRunLoopSourceSignal(); an
  * invalidated or version-1 source is left alone.  Mixes freely with the
  * CF pair: it wakes the loops even when an RLRunLoopSourceSignal() (which
- * does not wake) made the source pending first. */
+ * does not wake) made the source pending first.  A source added to a loop
+ * of another thread while it is pending from this call wakes that loop
+ * (the wake-up went to the loops it was in before). */
 void RLRunLoopSourceSignalAndWakeUp(RLRunLoopSourceRef source);
 /* Whether the source is signalled and not yet performed. */
 RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
