@@ -314,13 +314,13 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// The hot word of the object of `kind` that `raw` names, without
-    /// pinning it: every access checks the key, so a stale or wrong-type
-    /// handle reads nil and writes nothing.  nil for a non-handle.
+    /// pinning it: every access checks the key, so a stale, forged or
+    /// wrong-type handle reads nil and writes nothing.  nil when no page
+    /// holds the slot.
     @inline(__always)
     package static func hotWord(_ raw: UInt, kind: HandleKind) -> HotWord? {
-        let handle = UInt64(raw)
-        guard let (page, index) = slot(of: handle) else { return nil }
-        return HotWord(word: Self.hotPtr(page, index), key: HotWord.key(handle: handle, kind: kind))
+        guard let word = hotPtrUnchecked(raw) else { return nil }
+        return HotWord(word: word, key: HotWord.key(handle: UInt64(raw), kind: kind))
     }
 
     /// Starts loading the slot lines a release of `handle` writes (its
@@ -355,9 +355,9 @@ package final class HandleTable: @unchecked Sendable {
         return inbox
     }
 
-    /// The hot word of the slot `raw` would name, for the C fast paths.
-    /// No tag or range test on `raw`: the page index is masked into the
-    /// directory, and the caller's XOR with `raw` (HotWord) rejects
+    /// The hot word of the slot `raw` would name (`hotWord` and the C fast
+    /// paths).  No tag or range test on `raw`: the page index is masked
+    /// into the directory, and the XOR with `raw` (HotWord) rejects
     /// anything that is not the live owner's handle, NULL included.
     @inline(__always)
     private static func hotPtrUnchecked(_ raw: UInt) -> UnsafeMutablePointer<UInt64>? {

@@ -360,10 +360,14 @@ package final class Source: Handled, @unchecked Sendable {
     /// source calls it: the wake-up the bit promised went to the loops the
     /// source was in then, so the adding loop wakes itself (when another
     /// thread adds it), and the next signalAndWakeUp() wakes again.
-    package func takeWokenMark() -> Bool {
+    package func takeWokenMark() -> Bool { clearMarks(Self.wokenBit, ifSet: Self.wokenBit) }
+
+    /// Clears `marks` in the hot word if `trigger` is set there; true if
+    /// this call cleared them.
+    private func clearMarks(_ marks: UInt32, ifSet trigger: UInt32) -> Bool {
         var current = hot.load()
-        while let value = current, value & Self.wokenBit != 0 {
-            let (done, now) = hot.compareExchange(expected: value, desired: value & ~Self.wokenBit)
+        while let value = current, value & trigger != 0 {
+            let (done, now) = hot.compareExchange(expected: value, desired: value & ~marks)
             if done { return true }
             current = now
         }
@@ -411,13 +415,7 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Clears the pending mark; true if this caller gets to perform.
     package func claimPerform() -> Bool {
-        var current = hot.load()
-        while let value = current, value & Self.signalledBit != 0 {
-            let (done, now) = hot.compareExchange(expected: value, desired: 0)
-            if done { return true }
-            current = now
-        }
-        return false
+        clearMarks(Self.signalledBit | Self.wokenBit, ifSet: Self.signalledBit)
     }
 
     /// Called by a loop, under its lock, when the source enters (+1) or

@@ -220,18 +220,15 @@ import Testing
             trace.add("C: tracking: \(run(tracking, .zero))")
 
             trace.add("D: queue from another thread while the loop sleeps")
-            let sleeping = Gate()
-            let postOnWait = Shared(false)
+            let sleeping = SleepGate()
             let observer = LoopObserver(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
                 trace.add("obs \(activity)")
-                if activity == .beforeWaiting && postOnWait.update({ flag in defer { flag = false }; return flag }) {
-                    sleeping.post()
-                }
+                if activity == .beforeWaiting { sleeping.loopWillSleep() }
             }
             try loop.add(observer)
             let timer = LoopTimer(after: .milliseconds(300)) { _ in trace.add("timer fired") }
             try loop.add(timer)
-            postOnWait.value = true
+            sleeping.arm()
             var thread = spawn {
                 sleeping.wait()
                 trace.add("other thread: perform without WakeUp")
@@ -242,7 +239,7 @@ import Testing
             trace.add("D: result \(run(.default, .milliseconds(500), afterSource: true))")
             trace.check(Loop.now - start >= 0.3 - 0.01, "D1 waited for the timer")
             join(thread)
-            postOnWait.value = true
+            sleeping.arm()
             thread = spawn {
                 sleeping.wait()
                 trace.add("other thread: perform + WakeUp")

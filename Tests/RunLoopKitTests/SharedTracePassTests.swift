@@ -62,13 +62,10 @@ import Testing
     @Test func stopEndsTheInnermostRunFromACalloutOrAnotherThread() throws {
         try expectTrace("stop") { trace in
             let loop = Loop.current
-            let sleeping = Gate()
-            let postOnWait = Shared(false)
+            let sleeping = SleepGate()
             let observer = LoopObserver(activities: .allActivities) { _, activity in
                 trace.add("obs \(activity)")
-                if activity == .beforeWaiting && postOnWait.update({ flag in defer { flag = false }; return flag }) {
-                    sleeping.post()
-                }
+                if activity == .beforeWaiting { sleeping.loopWillSleep() }
             }
             try loop.add(observer)
             let stopper: @Sendable () -> Void = {
@@ -93,13 +90,13 @@ import Testing
             trace.add("B: result \(loop.run(in: .default, for: .milliseconds(50)))")
 
             trace.add("C: stop from another thread while sleeping")
-            postOnWait.value = true
+            sleeping.arm()
             var thread = spawn(stopper)
             trace.add("C: result \(loop.run(in: .default, for: .seconds(5)))")
             join(thread)
 
             trace.add("D: RLRunLoopRun, stopped from another thread")
-            postOnWait.value = true
+            sleeping.arm()
             thread = spawn(stopper)
             loop.run()
             trace.add("D: RLRunLoopRun returned")

@@ -10,14 +10,12 @@ import Testing
     @Test func signalAndWakeUpWakesEveryLoopHoldingTheSource() throws {
         try expectTrace("rl_signal_wake") { trace in
             let loop = Loop.current
-            let sleeping = Gate()
-            let postOnWait = Shared(false)
+            let sleeping = SleepGate()
             let quiet = Shared(false)
             let performs = Shared(0)
-            @Sendable func takePost() -> Bool { postOnWait.update { flag in defer { flag = false }; return flag } }
             let observer = LoopObserver(activities: .allActivities) { _, activity in
                 trace.add("obs \(activity)")
-                if activity == .beforeWaiting && takePost() { sleeping.post() }
+                if activity == .beforeWaiting { sleeping.loopWillSleep() }
             }
             try loop.add(observer)
             let source = LoopSource {
@@ -30,7 +28,7 @@ import Testing
             }
 
             trace.add("A: another thread signals and wakes up a sleeping loop")
-            postOnWait.value = true
+            sleeping.arm()
             var thread = spawn {
                 sleeping.wait()
                 trace.add("other thread: signal and wake up")
@@ -47,7 +45,7 @@ import Testing
             trace.add("B: result \(run(5))")
 
             trace.add("C: signal only, then signal and wake up 50 ms later")
-            postOnWait.value = true
+            sleeping.arm()
             thread = spawn {
                 sleeping.wait()
                 trace.add("other thread: signal only")
@@ -69,17 +67,15 @@ import Testing
             performs.value = 0
             let other = Shared<Loop?>(nil)
             let stop = Shared(false)
-            let ready = Gate(), helperAsleep = Gate()
-            let postHelperAsleep = Shared(true)
+            let ready = Gate(), helperAsleep = SleepGate()
+            helperAsleep.arm()
             let helper = spawn {
                 let l = Loop.current
                 // its first sleep: a loop that is not running yet ignores
                 // wake-ups, so the call must come after this
                 let wokeThere = LoopObserver(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
                     if activity == .afterWaiting { woke[1].update { $0 += 1 } }
-                    if activity == .beforeWaiting && postHelperAsleep.update({ f in defer { f = false }; return f }) {
-                        helperAsleep.post()
-                    }
+                    if activity == .beforeWaiting { helperAsleep.loopWillSleep() }
                 }
                 try? l.add(wokeThere)
                 try? l.add(source)
@@ -90,10 +86,8 @@ import Testing
             }
             ready.wait()
             helperAsleep.wait()
-            postOnWait.value = true
-            let sleeper = LoopObserver(activities: .beforeWaiting) { _, _ in
-                if takePost() { sleeping.post() }
-            }
+            sleeping.arm()
+            let sleeper = LoopObserver(activities: .beforeWaiting) { _, _ in sleeping.loopWillSleep() }
             try loop.add(sleeper)
             thread = spawn {
                 sleeping.wait()
@@ -120,7 +114,7 @@ import Testing
             let acked = [Shared(0), Shared(0)]
             let next = Shared(0)
             let racer = LoopObserver(activities: .beforeWaiting) { _, _ in
-                if takePost() { round.value = next.update { n in n += 1; return n } }
+                if sleeping.take() { round.value = next.update { n in n += 1; return n } }
             }
             try loop.add(racer)
             let signallers = (0..<2).map { which in
@@ -140,7 +134,7 @@ import Testing
             performs.value = 0
             quiet.value = true
             for _ in 0..<rounds {
-                postOnWait.value = true
+                sleeping.arm()
                 if run(5) == .handledSource { handled += 1 }
                 let last = next.value
                 while acked[0].value < last
@@ -171,14 +165,12 @@ import Testing
             moving.signalAndWakeUp()  // this loop is not running: nobody looks
             loop.remove(moving)
             let helperLoop = Shared<Loop?>(nil), helperResult = Shared<Loop.RunResult?>(nil)
-            let asleep = Gate()
-            let postAsleep = Shared(true)
+            let asleep = SleepGate()
+            asleep.arm()
             let g = spawn {
                 let l = Loop.current
                 helperLoop.value = l
-                let o = LoopObserver(activities: .beforeWaiting) { _, _ in
-                    if postAsleep.update({ f in defer { f = false }; return f }) { asleep.post() }
-                }
+                let o = LoopObserver(activities: .beforeWaiting) { _, _ in asleep.loopWillSleep() }
                 try? l.add(o)
                 let keep = LoopSource {}  // the mode is not empty
                 try? l.add(keep)

@@ -44,6 +44,20 @@ final class Gate: @unchecked Sendable {
     }
 }
 
+/// A hand-over at a loop's next BeforeWaiting, when a wake-up from another
+/// thread is seen from then on (the C tests' sleep_gate): `arm()`, and that
+/// loop's observer calls `loopWillSleep()`, which posts once; another
+/// thread `wait()`s for it.
+final class SleepGate: @unchecked Sendable {
+    private let gate = Gate()
+    private let armed = Shared(false)
+    func arm() { armed.value = true }
+    /// True once after `arm()`: the caller hands over itself.
+    func take() -> Bool { armed.update { flag in defer { flag = false }; return flag } }
+    func loopWillSleep() { if take() { gate.post() } }
+    func wait() { gate.wait() }
+}
+
 func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
 
 /// Lets time pass for timers (never used to order threads).

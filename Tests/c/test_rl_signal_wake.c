@@ -24,8 +24,28 @@
 #include "harness.h"
 #include <stdatomic.h>
 
-static gate_t g_sleeping = GATE_INIT;
-static int g_post_on_wait;
+/* A hand-over at a loop's next BeforeWaiting (from then on a wake-up is
+ * seen): set `armed`, and that loop's observer calls on_sleep, which posts
+ * `gate` once. */
+typedef struct {
+    int armed;
+    gate_t gate;
+} sleep_gate;
+#define SLEEP_GATE_INIT { 0, GATE_INIT }
+
+static int took_sleep(sleep_gate *s)
+{
+    if (!s->armed) return 0;
+    s->armed = 0;
+    return 1;
+}
+
+static void on_sleep(sleep_gate *s)
+{
+    if (took_sleep(s)) gate_post(&s->gate);
+}
+
+static sleep_gate g_sleeping = SLEEP_GATE_INIT;
 static RLRunLoopSourceRef g_src;
 static atomic_int g_performs;
 static int g_quiet;  /* E: performs are counted, not traced */
@@ -34,10 +54,7 @@ static void obs_cb(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 {
     (void)o;
     if (info) TRACE("obs %s", activity_name(a));
-    if (a == kRLRunLoopBeforeWaiting && g_post_on_wait) {
-        g_post_on_wait = 0;
-        gate_post(&g_sleeping);
-    }
+    if (a == kRLRunLoopBeforeWaiting) on_sleep(&g_sleeping);
 }
 
 static void perform_cb(void *info)
@@ -49,7 +66,7 @@ static void perform_cb(void *info)
 static void *signal_and_wake_when_asleep(void *arg)
 {
     (void)arg;
-    gate_wait(&g_sleeping);
+    gate_wait(&g_sleeping.gate);
     TRACE("other thread: signal and wake up");
     RLRunLoopSourceSignalAndWakeUp(g_src);
     return NULL;
@@ -58,7 +75,7 @@ static void *signal_and_wake_when_asleep(void *arg)
 static void *signal_then_signal_and_wake(void *arg)
 {
     (void)arg;
-    gate_wait(&g_sleeping);
+    gate_wait(&g_sleeping.gate);
     TRACE("other thread: signal only");
     RLRunLoopSourceSignal(g_src);
     sleep_s(0.05);
@@ -69,8 +86,8 @@ static void *signal_then_signal_and_wake(void *arg)
 
 /* D: a second loop holding g_src, run until told to stop. */
 static RLRunLoopRef d_loop;
-static gate_t d_ready = GATE_INIT, d_asleep = GATE_INIT;
-static int d_post_on_wait;
+static gate_t d_ready = GATE_INIT;
+static sleep_gate d_asleep = SLEEP_GATE_INIT;
 static atomic_int d_woke[2], d_stop;
 
 static void d_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
@@ -79,10 +96,7 @@ static void d_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
     if (a == kRLRunLoopAfterWaiting) atomic_fetch_add(&d_woke[(intptr_t)info], 1);
     /* the helper's first sleep (a loop that is not running yet ignores
      * wake-ups, so the call must come after this) */
-    if (a == kRLRunLoopBeforeWaiting && (intptr_t)info == 1 && d_post_on_wait) {
-        d_post_on_wait = 0;
-        gate_post(&d_asleep);
-    }
+    if (a == kRLRunLoopBeforeWaiting && (intptr_t)info == 1) on_sleep(&d_asleep);
 }
 
 static void *d_thread(void *arg)
@@ -126,15 +140,11 @@ static void e_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 {
     (void)o;
     (void)info;
-    if (a == kRLRunLoopBeforeWaiting && g_post_on_wait) {
-        g_post_on_wait = 0;
-        atomic_store(&e_round, ++e_next);
-    }
+    if (a == kRLRunLoopBeforeWaiting && took_sleep(&g_sleeping)) atomic_store(&e_round, ++e_next);
 }
 
 /* G: a loop on its own thread, run once until a source is handled. */
-static gate_t g_helper_asleep = GATE_INIT;
-static int g_helper_post;
+static sleep_gate g_helper_asleep = SLEEP_GATE_INIT;
 static RLRunLoopRef g_helper_loop;
 static RLRunLoopRunResult g_helper_result;
 
@@ -142,10 +152,7 @@ static void g_helper_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info
 {
     (void)o;
     (void)info;
-    if (a == kRLRunLoopBeforeWaiting && g_helper_post) {
-        g_helper_post = 0;
-        gate_post(&g_helper_asleep);
-    }
+    if (a == kRLRunLoopBeforeWaiting) on_sleep(&g_helper_asleep);
 }
 
 static void *g_helper(void *arg)
@@ -156,7 +163,7 @@ static void *g_helper(void *arg)
     RLRunLoopAddObserver(g_helper_loop, o, kRLRunLoopDefaultMode);
     RLRunLoopSourceRef keep = new_source(0, NULL, perform_cb);  /* the mode is not empty */
     RLRunLoopAddSource(g_helper_loop, keep, kRLRunLoopDefaultMode);
-    g_helper_post = 1;
+    g_helper_asleep.armed = 1;
     g_helper_result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1);
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
@@ -174,7 +181,7 @@ static void scenario(void)
     RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
 
     TRACE("A: another thread signals and wakes up a sleeping loop");
-    g_post_on_wait = 1;
+    g_sleeping.armed = 1;
     pthread_t th = start_thread(signal_and_wake_when_asleep, NULL);
     TRACE("A: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
     pthread_join(th, NULL);
@@ -187,7 +194,7 @@ static void scenario(void)
     TRACE("B: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
 
     TRACE("C: signal only, then signal and wake up 50 ms later");
-    g_post_on_wait = 1;
+    g_sleeping.armed = 1;
     th = start_thread(signal_then_signal_and_wake, NULL);
     RLAbsoluteTime start = now();
     TRACE("C: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
@@ -199,11 +206,11 @@ static void scenario(void)
     RLRunLoopObserverRef woke = new_observer(kRLRunLoopAfterWaiting, 1, 0, d_obs, (void *)0);
     RLRunLoopAddObserver(rl, woke, kRLRunLoopDefaultMode);
     atomic_store(&g_performs, 0);
-    d_post_on_wait = 1;
+    d_asleep.armed = 1;
     pthread_t dt = start_thread(d_thread, NULL);
     gate_wait(&d_ready);
-    gate_wait(&d_asleep);
-    g_post_on_wait = 1;
+    gate_wait(&d_asleep.gate);
+    g_sleeping.armed = 1;
     RLRunLoopObserverRef sleeper = new_observer(kRLRunLoopBeforeWaiting, 1, 0, obs_cb, NULL);
     RLRunLoopAddObserver(rl, sleeper, kRLRunLoopDefaultMode);
     th = start_thread(signal_and_wake_when_asleep, NULL);
@@ -231,7 +238,7 @@ static void scenario(void)
     atomic_store(&g_performs, 0);
     g_quiet = 1;
     for (int round = 1; round <= E_ROUNDS; round++) {
-        g_post_on_wait = 1;
+        g_sleeping.armed = 1;
         if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1) == kRLRunLoopRunHandledSource) handled++;
         /* both calls of this round made (a round may have ended on the
          * other's signal of the round before), then the source drained */
@@ -267,7 +274,7 @@ static void scenario(void)
     RLRunLoopSourceSignalAndWakeUp(mv);  /* this loop is not running: nobody looks */
     RLRunLoopRemoveSource(rl, mv, kRLRunLoopDefaultMode);
     pthread_t gt = start_thread(g_helper, NULL);
-    gate_wait(&g_helper_asleep);
+    gate_wait(&g_helper_asleep.gate);
     start = now();
     RLRunLoopAddSource(g_helper_loop, mv, kRLRunLoopDefaultMode);
     pthread_join(gt, NULL);
