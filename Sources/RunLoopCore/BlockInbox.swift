@@ -69,6 +69,14 @@ package struct BlockInbox: @unchecked Sendable {
     static let byteCount = cellsOffset + capacity * cellStride
 
     private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
+    /// A value `head` had, with the generation of the producer that read
+    /// it (on the producers' line): a producer reads the consumer's `head`
+    /// only when this says the ring is full, so `head`'s line moves about
+    /// once a lap, not once a block.  Any older value is safe (head only
+    /// grows: it shows less room); one stored by a producer of an older
+    /// owner of the ring, after it was reopened, has that owner's
+    /// generation, which no current producer accepts.
+    private var headSeen: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset + 8).assumingMemoryBound(to: UInt64.self) }
     private var ensured: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset).assumingMemoryBound(to: UInt64.self) }
     /// 1 while `overflowBit` is set in `tail`: the consumer reads this
     /// (written twice per overflow) instead of `tail` (written per block).
@@ -113,7 +121,7 @@ package struct BlockInbox: @unchecked Sendable {
         let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
         assert(MemoryLayout<pthread_mutex_t>.size <= overflowOffset - mutexOffset)
-        pthread_mutex_init(base.advanced(by: mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self), nil)
+        rl_mutex_init_adaptive(base.advanced(by: mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self))
         return BlockInbox(base)
     }
 
@@ -128,6 +136,7 @@ package struct BlockInbox: @unchecked Sendable {
     func open(handle: UInt64) {
         for i in 0..<UInt64(Self.capacity) { rl_atomic_store(Self.lastWord(cell(i)), 0) }  // never written
         rl_atomic_store(head, 0)
+        rl_atomic_store(headSeen, 0)  // no generation: read `head`
         rl_atomic_store(ensured, UInt64(ModeName.defaultID))
         rl_atomic_store(overflowFlag, 0)
         rl_atomic_store(tail, Self.owner(handle: handle))
@@ -163,7 +172,7 @@ package struct BlockInbox: @unchecked Sendable {
             // Room: the consumer has taken the block a lap before.  (It
             // writes `head` once per batch and never the cells, so their
             // lines stay with the producers.)
-            if (position &- rl_atomic_load(head)) & Self.positionMask < UInt64(Self.capacity) {
+            if hasRoom(at: position, owner: owner) {
                 let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
                 if seen == current {
                     let cell = cell(position)
@@ -182,6 +191,19 @@ package struct BlockInbox: @unchecked Sendable {
                 current = now
             }
         }
+    }
+
+    /// Whether the consumer has taken the block a lap before `position`:
+    /// by `headSeen`, else by `head` (then remembered in `headSeen`).
+    /// `owner`: the producer's generation, as `tail` holds it.
+    @inline(__always)
+    private func hasRoom(at position: UInt64, owner: UInt64) -> Bool {
+        let seen = rl_atomic_load(headSeen)
+        if seen & ~Self.positionMask == owner,
+           (position &- seen) & Self.positionMask < UInt64(Self.capacity) { return true }
+        let now = rl_atomic_load(head)
+        rl_atomic_store(headSeen, owner | now)
+        return (position &- now) & Self.positionMask < UInt64(Self.capacity)
     }
 
     /// Queues `block`: in the ring if it has room, else in the overflow
@@ -252,9 +274,12 @@ package struct BlockInbox: @unchecked Sendable {
     /// `spare` is an empty overflow array of the consumer's (or nil),
     /// swapped with the full one so the mutex is held for a few stores,
     /// not for the copy.
-    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) {
-        drain(into: &blocks)
-        guard isOverflowing, caughtUp else { return }
+    /// Returns whether signal entries (QueuedBlock(signalled:)) may be
+    /// among the blocks appended: false when none was, so the caller
+    /// need not look.
+    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) -> Bool {
+        let signals = drain(into: &blocks)
+        guard isOverflowing, caughtUp else { return signals }
         pthread_mutex_lock(mutex)
         let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
         overflow.pointee = spare?.base
@@ -267,6 +292,7 @@ package struct BlockInbox: @unchecked Sendable {
             blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
         }
         spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
+        return signals || taken.count > 0
     }
 
     /// An overflow array handed between the inbox and its consumer.
@@ -287,17 +313,22 @@ package struct BlockInbox: @unchecked Sendable {
     }
 
     /// Moves the published blocks, in order, to the end of `blocks`.
-    private func drain(into blocks: inout [QueuedBlock]) {
+    /// Returns whether any was a signal entry (no function, no box).
+    @discardableResult
+    private func drain(into blocks: inout [QueuedBlock]) -> Bool {
+        var signals = false
         let first = rl_atomic_load(head)
         var position = first
         while true {
             let cell = cell(position)
             let last = rl_atomic_load(Self.lastWord(cell))
             guard Self.isPublished(last, position) else { break }
+            signals = signals || cell[0] | cell[2] == 0
             blocks.append(QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7))))
             position = (position &+ 1) & Self.positionMask
         }
         if position != first { rl_atomic_store(head, position) }
+        return signals
     }
 
     /// Whether producers are held back (see pushOverflowing).

@@ -665,8 +665,7 @@ package final class Loop: Handled, @unchecked Sendable {
     package func collectQueuedLocked() {
         if let inbox, inbox.mayHaveBlocks() {
             let start = blocks.count
-            inbox.collect(into: &blocks, spare: &spareOverflow)
-            takeSignalEntriesLocked(from: start)
+            if inbox.collect(into: &blocks, spare: &spareOverflow) { takeSignalEntriesLocked(from: start) }
         }
         if !overflowBlocks.isEmpty {
             blocks += overflowBlocks

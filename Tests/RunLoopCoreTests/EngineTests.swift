@@ -323,4 +323,78 @@ extension Result {
         fill("kCFRunLoopCommonModes")
         #expect(ModeName.intern(UnsafePointer(buffer))?.isCommonModes == true)
     }
+
+    /// A cache hit compares the caller's string to the interned one eight
+    /// bytes at a time, reading past a shorter string's NUL only within
+    /// the page its first byte is in: strings that end at the last byte
+    /// before an unreadable page, and strings that differ from a cached
+    /// name in one byte, a missing last byte or one extra byte, all intern
+    /// to their own contents.
+    @Test func cachedNamesAreComparedByContentsUpToAPageEnd() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let raw = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let raw, raw != MAP_FAILED else { Issue.record("mmap failed"); return }
+        defer { munmap(raw, 2 * page) }
+        #expect(mprotect(raw + page, page, PROT_NONE) == 0)  // a read past the page faults
+        let memory = raw.assumingMemoryBound(to: CChar.self)
+        let lengths = [1, 2, 7, 8, 9, 15, 16, 17, 21, 23, 24, 25, 40]
+        // `text` written so its NUL is `gap` bytes before the page's end
+        // (after garbage in front of it), interned through that pointer.
+        func internAt(_ text: String, gap: Int) -> ModeName? {
+            let bytes = Array(text.utf8)
+            let start = page - gap - bytes.count - 1
+            memset(memory, 0x5A, page)
+            for (i, b) in bytes.enumerated() { memory[start + i] = CChar(bitPattern: b) }
+            memory[start + bytes.count] = 0
+            return ModeName.intern(UnsafePointer(memory + start))
+        }
+        for length in lengths {
+            let name = String(repeating: "m", count: length - 1) + "\(length % 10)"
+            let interned = try #require(ModeName.intern(name))
+            for gap in [0, 1, 3, 8, 100] {
+                #expect(internAt(name, gap: gap) == interned)
+                #expect(internAt(name, gap: gap) == interned)  // the cached answer
+                // Same pointer, other contents: a byte changed, one
+                // missing, one more.
+                for index in [0, length / 2, length - 1] {
+                    var changed = Array(name.utf8)
+                    changed[index] = UInt8(ascii: "#")
+                    let other = String(decoding: changed, as: UTF8.self)
+                    #expect(internAt(other, gap: gap) == ModeName.intern(other))
+                    _ = internAt(name, gap: gap)  // cache the name again
+                }
+                let shorter = String(name.dropLast())
+                if !shorter.isEmpty { #expect(internAt(shorter, gap: gap) == ModeName.intern(shorter)) }
+                _ = internAt(name, gap: gap)
+                #expect(internAt(name + "x", gap: gap) == ModeName.intern(name + "x"))
+            }
+        }
+    }
+
+    /// The word-at-a-time compare itself, for every size a name of up to
+    /// 40 bytes has, against strings that differ in any one byte, are
+    /// shorter or are longer.
+    @Test func theWordCompareMatchesStrcmp() {
+        for length in 0...40 {
+            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            let interned = ModeName.intern(name)!
+            let size = UInt64(length + 1)
+            func same(_ text: [UInt8]) -> Bool {
+                // Garbage after the NUL must not count.
+                let buffer = text + [0] + Array(repeating: UInt8(0x7F), count: 16)
+                return buffer.withUnsafeBufferPointer {
+                    $0.withMemoryRebound(to: CChar.self) { rl_same_mode_string(interned.cString, size, $0.baseAddress!) != 0 }
+                }
+            }
+            let bytes = Array(name.utf8)
+            #expect(same(bytes))
+            for index in bytes.indices {
+                var changed = bytes
+                changed[index] ^= 0x20
+                #expect(!same(changed))
+            }
+            if !bytes.isEmpty { #expect(!same(Array(bytes.dropLast()))) }
+            #expect(!same(bytes + [UInt8(ascii: "z")]))
+        }
+    }
 }
