@@ -199,11 +199,17 @@ package struct BlockInbox: @unchecked Sendable {
     @inline(__always)
     private func hasRoom(at position: UInt64, owner: UInt64) -> Bool {
         let seen = rl_atomic_load(headSeen)
-        if seen & ~Self.positionMask == owner,
-           (position &- seen) & Self.positionMask < UInt64(Self.capacity) { return true }
-        let now = rl_atomic_load(head)
-        rl_atomic_store(headSeen, owner | now)
-        return (position &- now) & Self.positionMask < UInt64(Self.capacity)
+        if seen & ~Self.positionMask == owner, Self.isTaken(lapBefore: position, head: seen) { return true }
+        let now = owner | rl_atomic_load(head)
+        if now != seen { rl_atomic_store(headSeen, now) }  // a full ring: nothing new to remember
+        return Self.isTaken(lapBefore: position, head: now)
+    }
+
+    /// Whether a consumer at `head` (its position bits) has taken the
+    /// block a lap before `position`.
+    @inline(__always)
+    private static func isTaken(lapBefore position: UInt64, head: UInt64) -> Bool {
+        (position &- head) & positionMask < UInt64(capacity)
     }
 
     /// Queues `block`: in the ring if it has room, else in the overflow
@@ -323,8 +329,9 @@ package struct BlockInbox: @unchecked Sendable {
             let cell = cell(position)
             let last = rl_atomic_load(Self.lastWord(cell))
             guard Self.isPublished(last, position) else { break }
-            signals = signals || cell[0] | cell[2] == 0
-            blocks.append(QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7))))
+            let block = QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7)))
+            signals = signals || block.isSignalEntry
+            blocks.append(block)
             position = (position &+ 1) & Self.positionMask
         }
         if position != first { rl_atomic_store(head, position) }

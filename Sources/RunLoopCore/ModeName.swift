@@ -156,16 +156,15 @@ package final class ModeNames: @unchecked Sendable {
         // front lets a cached C string become a ModeName again without
         // the table; the size (bytes and NUL) and the zero padding let
         // rl_same_mode_string compare a caller's string to it a word at a
-        // time.
-        // Whole cache lines of its own: every perform from C reads it, so
-        // no neighbour written by a loop may share its line.
+        // time.  Whole cache lines of its own: every perform from C reads
+        // it, so no neighbour written by a loop may share its line.
         let header = 2 * MemoryLayout<Int>.size
         let size = bytes.count + 1
         let padded = (size + 7) & ~7
         let lines = (header + padded + 63) & ~63
         let storage = UnsafeMutableRawPointer.allocate(byteCount: lines, alignment: 64)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: lines)
-        storage.storeBytes(of: size, as: Int.self)
+        storage.storeBytes(of: UInt64(size), as: UInt64.self)  // read by storedSize
         storage.storeBytes(of: t.count, toByteOffset: MemoryLayout<Int>.size, as: Int.self)
         let chars = (storage + header).bindMemory(to: CChar.self, capacity: padded)
         for (i, b) in bytes.enumerated() { chars[i] = CChar(bitPattern: b) }

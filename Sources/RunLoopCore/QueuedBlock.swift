@@ -79,10 +79,15 @@ package struct QueuedBlock: BitwiseCopyable {
         extra = nil
     }
 
+    /// Whether this is a signal entry (init(signalled:)): no function and
+    /// no box, which every block has one of.
+    @inline(__always)
+    package var isSignalEntry: Bool { function == nil && extra == nil }
+
     /// The source a signal entry refers to; nil for a block.
     @inline(__always)
     private var signalledSource: Unmanaged<Source>? {
-        guard function == nil, extra == nil, let info else { return nil }
+        guard isSignalEntry, let info else { return nil }
         return Unmanaged<Source>.fromOpaque(info)
     }
 
