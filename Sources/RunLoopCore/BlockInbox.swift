@@ -61,7 +61,8 @@ package struct BlockInbox: @unchecked Sendable {
     private static let tailOffset = 0
     private static let ensuredOffset = 64
     private static let headOffset = 128
-    // The overflow array: its mutex, then base, count and capacity.
+    // The overflow array: its mutex, then base, count, capacity and
+    // whether a signal entry is among its blocks.
     private static let mutexOffset = 192
     private static let overflowOffset = 256
     private static let cellsOffset = 320
@@ -109,12 +110,15 @@ package struct BlockInbox: @unchecked Sendable {
     private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
         (base + Self.mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self)
     }
-    /// The overflow array (guarded by `mutex`): base, count, capacity.
+    /// The overflow array (guarded by `mutex`): base, count, capacity,
+    /// and 1 if a signal entry (QueuedBlock.isSignalEntry) was appended
+    /// since it was last taken, so the consumer need not search it.
     private var overflow: UnsafeMutablePointer<UnsafeMutablePointer<QueuedBlock>?> {
         (base + Self.overflowOffset).assumingMemoryBound(to: UnsafeMutablePointer<QueuedBlock>?.self)
     }
     private var overflowCount: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 8).assumingMemoryBound(to: Int.self) }
     private var overflowCapacity: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 16).assumingMemoryBound(to: Int.self) }
+    private var overflowSignals: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 24).assumingMemoryBound(to: Int.self) }
 
     /// A closed ring (owned by no loop).  Never deallocated.
     static func allocate() -> BlockInbox {
@@ -256,6 +260,7 @@ package struct BlockInbox: @unchecked Sendable {
         }
         (overflow.pointee! + count).initialize(to: block)
         overflowCount.pointee = count + 1
+        if block.isSignalEntry { overflowSignals.pointee = 1 }
         return true
     }
 
@@ -288,8 +293,10 @@ package struct BlockInbox: @unchecked Sendable {
         guard isOverflowing, caughtUp else { return signals }
         pthread_mutex_lock(mutex)
         let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
+        let takenSignals = overflowSignals.pointee != 0
         overflow.pointee = spare?.base
         overflowCount.pointee = 0
+        overflowSignals.pointee = 0
         overflowCapacity.pointee = spare?.capacity ?? 0
         clearOverflow()
         pthread_mutex_unlock(mutex)
@@ -298,7 +305,7 @@ package struct BlockInbox: @unchecked Sendable {
             blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
         }
         spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
-        return signals || taken.count > 0
+        return signals || takenSignals
     }
 
     /// An overflow array handed between the inbox and its consumer.
@@ -316,6 +323,7 @@ package struct BlockInbox: @unchecked Sendable {
         guard let array = overflow.pointee else { return }
         blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: overflowCount.pointee))
         overflowCount.pointee = 0
+        overflowSignals.pointee = 0
     }
 
     /// Moves the published blocks, in order, to the end of `blocks`.

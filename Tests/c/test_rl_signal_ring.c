@@ -18,7 +18,10 @@
  *   D. ties of order are performed first signalled first across the two
  *      paths: a source of one loop (ring) and one of two loops (locked);
  *   E. an entry for a mode the loop is not running waits, pending, for a
- *      pass of that mode.
+ *      pass of that mode;
+ *   F. an entry queued while the ring is full of blocks (it lands in the
+ *      overflow array): the loop finds it there and performs the source
+ *      once, after running every block.
  */
 #include "harness.h"
 #include <stdatomic.h>
@@ -293,6 +296,44 @@ static void scenario_d(void)
     RLRelease(g_other);
 }
 
+/* F ------------------------------------------------------------------- */
+
+#define F_BLOCKS 100  /* more than the ring holds (64) */
+
+static atomic_int g_f_blocks;
+static char g_f_after[8];  /* what the source saw when performed */
+
+static void f_block(void *info) { (void)info; atomic_fetch_add(&g_f_blocks, 1); }
+static void f_perform(void *info)
+{
+    (void)info;
+    snprintf(g_f_after, sizeof g_f_after, "%d", atomic_load(&g_f_blocks));
+}
+
+static void *f_flood(void *arg)
+{
+    for (int i = 0; i < F_BLOCKS; i++) RLRunLoopPerformFunction((RLRunLoopRef)arg, kRLRunLoopDefaultMode, f_block, NULL);
+    return NULL;
+}
+
+static void scenario_f(void)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef s = new_source(0, NULL, f_perform);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    signal_from_thread(s);  /* warm-up: the ring is open from here */
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);
+    atomic_store(&g_f_blocks, 0);
+    pthread_join(start_thread(f_flood, rl), NULL);
+    signal_from_thread(s);  /* the ring is full: into the overflow array */
+    pthread_join(start_thread(f_flood, rl), NULL);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);
+    TRACE("F: %d blocks, a signal, %d blocks queued; one pass ran %d blocks, performed the source after %s; signalled: %s",
+          F_BLOCKS, F_BLOCKS, atomic_load(&g_f_blocks), g_f_after, yes_no(RLRunLoopSourceIsSignalled(s)));
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
 static void scenario(void)
 {
     scenario_a();
@@ -301,6 +342,7 @@ static void scenario(void)
     g_other_made = (gate_t)GATE_INIT;
     atomic_store(&g_stop_other, 0);
     scenario_d();
+    scenario_f();
 }
 
 int main(void)
