@@ -26,7 +26,7 @@ import Glibc
 /// which reopens the ring with its own generation.
 ///
 /// Overflow: while the ring is full, producers append blocks to a
-/// growable array in the same never-freed memory, guarded by a mutex there
+/// growable array in the same never-freed memory, guarded by a spin lock there
 /// (checking the generation under it, as the claim does), and set
 /// `overflowBit` in `tail`, which stops further claims; the consumer takes
 /// the overflow array only once it has every block claimed before it, then
@@ -44,7 +44,7 @@ package struct BlockInbox: @unchecked Sendable {
 
     // 64 cells (2 KB): measured as fast as 256 (8 KB, the per-loop
     // memory of a CF loop three times over) with one and two producers;
-    // 16 was slower (more batches through the overflow mutex).
+    // 16 was slower (more batches through the overflow lock).
     private static let capacityBits: UInt64 = 6
     static let capacity = 1 << Int(capacityBits)
     private static let positionBits = 39
@@ -61,9 +61,9 @@ package struct BlockInbox: @unchecked Sendable {
     private static let tailOffset = 0
     private static let ensuredOffset = 64
     private static let headOffset = 128
-    // The overflow array: its mutex, then base, count, capacity and
+    // The overflow array: its lock word, then base, count, capacity and
     // whether a signal entry is among its blocks.
-    private static let mutexOffset = 192
+    private static let lockOffset = 192
     private static let overflowOffset = 256
     private static let cellsOffset = 320
     private static let cellStride = 32
@@ -107,10 +107,18 @@ package struct BlockInbox: @unchecked Sendable {
         UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: UInt64.self)
     }
 
-    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        (base + Self.mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self)
+    /// The overflow array's spin lock (shims.h: rl_spin_lock): producers
+    /// append under it, the consumer takes the array under it, ahead of
+    /// any producer waiting.  Held for a few stores (an append, a swap),
+    /// and its waiters never sleep in futex(2): with glibc's adaptive
+    /// mutex, a producer's append that page-faulted (the array growing)
+    /// outlasted the consumer's spin, the consumer slept, and from then on
+    /// each unlock was a futex wake: 1k-22k futex calls per 5 M performs,
+    /// and the rate fell from ~36 to ~11 M/s with them.
+    private var lock: UnsafeMutablePointer<UInt64> {
+        (base + Self.lockOffset).assumingMemoryBound(to: UInt64.self)
     }
-    /// The overflow array (guarded by `mutex`): base, count, capacity,
+    /// The overflow array (guarded by `lock`): base, count, capacity,
     /// and 1 if a signal entry (QueuedBlock.isSignalEntry) was appended
     /// since it was last taken, so the consumer need not search it.
     private var overflow: UnsafeMutablePointer<UnsafeMutablePointer<QueuedBlock>?> {
@@ -124,8 +132,6 @@ package struct BlockInbox: @unchecked Sendable {
     static func allocate() -> BlockInbox {
         let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-        assert(MemoryLayout<pthread_mutex_t>.size <= overflowOffset - mutexOffset)
-        rl_mutex_init_adaptive(base.advanced(by: mutexOffset).assumingMemoryBound(to: pthread_mutex_t.self))
         return BlockInbox(base)
     }
 
@@ -232,9 +238,9 @@ package struct BlockInbox: @unchecked Sendable {
     func pushOverflowing(_ block: QueuedBlock, handle: UInt64) -> Bool {
         let owner = Self.owner(handle: handle)
         guard owner != 0 else { return false }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        // The bit is set and cleared only under the mutex.
+        rl_spin_lock(lock)
+        defer { rl_spin_unlock(lock) }
+        // The bit is set and cleared only under the lock.
         var current = rl_atomic_load(tail)
         guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
         if current & Self.overflowBit == 0 {
@@ -283,7 +289,7 @@ package struct BlockInbox: @unchecked Sendable {
     /// published in the ring, then, once it has taken every block claimed
     /// in the ring, the overflow array.
     /// `spare` is an empty overflow array of the consumer's (or nil),
-    /// swapped with the full one so the mutex is held for a few stores,
+    /// swapped with the full one so the lock is held for a few stores,
     /// not for the copy.
     /// Returns whether signal entries (QueuedBlock(signalled:)) may be
     /// among the blocks appended: false when none was, so the caller
@@ -291,7 +297,7 @@ package struct BlockInbox: @unchecked Sendable {
     func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) -> Bool {
         let signals = drain(into: &blocks)
         guard isOverflowing, caughtUp else { return signals }
-        pthread_mutex_lock(mutex)
+        rl_spin_lock_taker(lock)
         let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
         let takenSignals = overflowSignals.pointee != 0
         overflow.pointee = spare?.base
@@ -299,7 +305,7 @@ package struct BlockInbox: @unchecked Sendable {
         overflowSignals.pointee = 0
         overflowCapacity.pointee = spare?.capacity ?? 0
         clearOverflow()
-        pthread_mutex_unlock(mutex)
+        rl_spin_unlock(lock)
         if let array = taken.base {
             // Plain data: moved by one copy.
             blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
@@ -362,8 +368,8 @@ package struct BlockInbox: @unchecked Sendable {
 
     /// Blocks queued but not yet taken (approximate while producers run).
     var count: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        rl_spin_lock(lock)  // as a producer would: any thread
+        defer { rl_spin_unlock(lock) }
         return Int((rl_atomic_load(tail) &- rl_atomic_load(head)) & Self.positionMask) + overflowCount.pointee
     }
 
@@ -371,7 +377,7 @@ package struct BlockInbox: @unchecked Sendable {
     /// blocks already claimed and appends every block left to `blocks`
     /// (ring first, then overflow), and frees the overflow array.
     func close(into blocks: inout [QueuedBlock]) {
-        pthread_mutex_lock(mutex)
+        rl_spin_lock_taker(lock)
         var current = rl_atomic_load(tail)
         while true {
             let seen = rl_atomic_cas_value(tail, current, current & Self.positionMask)
@@ -390,6 +396,6 @@ package struct BlockInbox: @unchecked Sendable {
         overflow.pointee?.deallocate()
         overflow.pointee = nil
         overflowCapacity.pointee = 0
-        pthread_mutex_unlock(mutex)
+        rl_spin_unlock(lock)
     }
 }
