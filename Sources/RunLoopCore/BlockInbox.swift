@@ -42,10 +42,15 @@ package struct BlockInbox: @unchecked Sendable {
 
     package init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
-    // 64 cells (2 KB): measured as fast as 256 (8 KB, the per-loop
-    // memory of a CF loop three times over) with one and two producers;
-    // 16 was slower (more batches through the overflow lock).
-    private static let capacityBits: UInt64 = 6
+    // 256 cells (8 KB, made by a loop's first queued block): a flood's
+    // producer outruns the loop whenever the loop is held up (its pass's
+    // epoll_wait, the host taking its CPU away), and while the ring is
+    // full every block goes through the overflow lock until the loop has
+    // caught up.  With 64 cells a one-producer flood spent ~20% of its
+    // time appending to the overflow array and ran 11-37 M/s from run to
+    // run; with 256, ~9% and 14-38 M/s, median 30.3 vs 27.5 (PROFILE
+    // item 17).  16 was slower still.
+    private static let capacityBits: UInt64 = 8
     static let capacity = 1 << Int(capacityBits)
     private static let positionBits = 39
     private static let positionMask: UInt64 = 1 << positionBits - 1

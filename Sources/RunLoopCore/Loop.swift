@@ -112,7 +112,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// slot a loop had before keeps its ring, which the loop opens when it
     /// is registered; a fresh slot gets one with the loop's first queued
     /// block (`openInboxLocked`), so a loop that is never sent a block
-    /// does not pay its 2.4 KB.  nil until then, and if the handle table
+    /// does not pay its 8.3 KB.  nil until then, and if the handle table
     /// was full.  Read without the lock (the loop's thread polls it).
     package var inbox: BlockInbox? {
         let base = inboxBase.load(ordering: .acquiring)

@@ -1,6 +1,6 @@
 /*
  * test_rl_inbox — the lock-free block queue behind RLRunLoopPerformFunction
- * (BlockInbox.swift): its ring holds 64 blocks, then blocks overflow into
+ * (BlockInbox.swift): its ring holds 256 blocks, then blocks overflow into
  * a locked array.
  *   A. more blocks than the ring holds, queued while the loop does not run,
  *      for two modes: each mode's blocks run in the order queued, the other

@@ -298,7 +298,7 @@ static void scenario_d(void)
 
 /* F ------------------------------------------------------------------- */
 
-#define F_BLOCKS 100  /* more than the ring holds (64) */
+#define F_BLOCKS 300  /* more than the ring holds (256) */
 
 static atomic_int g_f_blocks;
 static char g_f_after[8];  /* what the source saw when performed */
