@@ -112,14 +112,10 @@ package struct BlockInbox: @unchecked Sendable {
         UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: UInt64.self)
     }
 
-    /// The overflow array's spin lock (shims.h: rl_spin_lock): producers
-    /// append under it, the consumer takes the array under it, ahead of
-    /// any producer waiting.  Held for a few stores (an append, a swap),
-    /// and its waiters never sleep in futex(2): with glibc's adaptive
-    /// mutex, a producer's append that page-faulted (the array growing)
-    /// outlasted the consumer's spin, the consumer slept, and from then on
-    /// each unlock was a futex wake: 1k-22k futex calls per 5 M performs,
-    /// and the rate fell from ~36 to ~11 M/s with them.
+    /// The overflow array's spin lock (shims.h: rl_spin_lock, which says
+    /// why it never sleeps): producers append under it, the consumer takes
+    /// the array under it (rl_spin_lock_taker), ahead of any producer
+    /// waiting.  Held for a few stores: an append, a swap.
     private var lock: UnsafeMutablePointer<UInt64> {
         (base + Self.lockOffset).assumingMemoryBound(to: UInt64.self)
     }

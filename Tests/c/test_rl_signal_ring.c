@@ -301,14 +301,10 @@ static void scenario_d(void)
 #define F_BLOCKS 300  /* more than the ring holds (256) */
 
 static atomic_int g_f_blocks;
-static char g_f_after[8];  /* what the source saw when performed */
+static int g_f_after = -1;  /* blocks run when the source was performed */
 
 static void f_block(void *info) { (void)info; atomic_fetch_add(&g_f_blocks, 1); }
-static void f_perform(void *info)
-{
-    (void)info;
-    snprintf(g_f_after, sizeof g_f_after, "%d", atomic_load(&g_f_blocks));
-}
+static void f_perform(void *info) { (void)info; g_f_after = atomic_load(&g_f_blocks); }
 
 static void *f_flood(void *arg)
 {
@@ -328,7 +324,7 @@ static void scenario_f(void)
     signal_from_thread(s);  /* the ring is full: into the overflow array */
     pthread_join(start_thread(f_flood, rl), NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);
-    TRACE("F: %d blocks, a signal, %d blocks queued; one pass ran %d blocks, performed the source after %s; signalled: %s",
+    TRACE("F: %d blocks, a signal, %d blocks queued; one pass ran %d blocks, performed the source after %d; signalled: %s",
           F_BLOCKS, F_BLOCKS, atomic_load(&g_f_blocks), g_f_after, yes_no(RLRunLoopSourceIsSignalled(s)));
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
