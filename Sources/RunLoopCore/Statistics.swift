@@ -15,9 +15,10 @@ package final class Statistics: @unchecked Sendable {
         case lateness0  // RL_RUN_LOOP_LATENESS_BUCKETS buckets from here
         case version0Performed = 33, version1Performed, observersCalled, blocksRun
         case longestCallout, longestCalloutKind
+        case busyYields  // after the C struct's reserved2
     }
     package static let latenessBuckets = 24
-    private static let count = Counter.longestCalloutKind.rawValue + 1
+    private static let count = Counter.busyYields.rawValue + 1
 
     private let values: UnsafeMutablePointer<UInt64>
 
@@ -81,6 +82,9 @@ package final class Statistics: @unchecked Sendable {
         }
     }
 
+    /// One counter.  Any thread.
+    package func value(_ counter: Counter) -> UInt64 { rl_atomic_load(values + counter.rawValue) }
+
     /// Any thread.
     package func reset() {
         for i in 0..<Self.count { rl_atomic_store(values + i, 0) }
@@ -92,6 +96,7 @@ package final class Statistics: @unchecked Sendable {
         let size = Int(out.pointee.size)
         let first = MemoryLayout<RLRunLoopStatistics>.offset(of: \RLRunLoopStatistics.passes)!
         let kindOffset = MemoryLayout<RLRunLoopStatistics>.offset(of: \RLRunLoopStatistics.longestCalloutKind)!
+        let yieldsOffset = MemoryLayout<RLRunLoopStatistics>.offset(of: \RLRunLoopStatistics.busyYields)!
         guard size >= first + 8 else { return false }
         var full = RLRunLoopStatistics()
         withUnsafeMutableBytes(of: &full) { raw in
@@ -100,6 +105,7 @@ package final class Statistics: @unchecked Sendable {
             }
             let kind = Int32(truncatingIfNeeded: rl_atomic_load(values + Counter.longestCalloutKind.rawValue))
             raw.storeBytes(of: kind, toByteOffset: kindOffset, as: Int32.self)
+            raw.storeBytes(of: rl_atomic_load(values + Counter.busyYields.rawValue), toByteOffset: yieldsOffset, as: UInt64.self)
         }
         let limit = min(size, MemoryLayout<RLRunLoopStatistics>.size)
         withUnsafeBytes(of: &full) { src in

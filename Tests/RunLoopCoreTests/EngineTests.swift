@@ -441,3 +441,64 @@ extension Result {
         #expect(word.pointee == 0)
     }
 }
+
+@Suite struct GiveWayTests {
+    /// rl_stats's last three lines from Swift: a source that re-signals
+    /// itself keeps a run busy for 50 ms and the loop gives its CPU away
+    /// (at least 10 times, at most once per 50 µs and once per pass); one-pass
+    /// runs and a source performed once after each sleep never give way.
+    @Test func sourcesKeepingARunBusyGiveWayAndNothingElseDoes() throws {
+        let lines = Trace()
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let stats = loop.insight.statistics
+            func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
+            let busy = mode("busy")
+            var began = 0.0
+            var performs = 0
+            var source: Source!
+            source = makeSource {
+                performs += 1
+                if performs == 1 { began = Clock.absoluteNow() }
+                if Clock.absoluteNow() - began < 0.05 { source.signal() } else { loop.stop() }
+            }
+            _ = loop.add(.source(source), to: busy)
+            stats.reset()
+            source.signal()
+            let start = Clock.absoluteNow()
+            var result = loop.run(busy, seconds: 5, returnAfterSourceHandled: false)
+            let busyMicros = (Clock.absoluteNow() - start) * 1e6
+            let yields = stats.value(.busyYields)
+            lines.add("busy 50 ms: \(resultNames[result]!), gave way >= 10: \(yesNo(yields >= 10)), "
+                      + "at most once per 50 us: \(yesNo(Double(yields) <= busyMicros / 50 + 1)), "
+                      + "once per pass at most: \(yesNo(yields < stats.value(.passes)))")
+            stats.reset()
+            for _ in 0..<200 {
+                source.signal()
+                _ = loop.run(busy, seconds: 0, returnAfterSourceHandled: false)
+            }
+            lines.add("200 one-pass runs: performed \(stats.value(.version0Performed)), gave way \(stats.value(.busyYields))")
+            source.invalidate()
+            source.releaseRef()
+
+            stats.reset()
+            let ticked = mode("ticked")
+            let quiet = makeSource {}
+            _ = loop.add(.source(quiet), to: ticked)
+            var ticks = 0
+            let tick = makeTimer(in: 0.001, interval: 0.001) { _ in
+                ticks += 1
+                if ticks <= 20 { quiet.signal() } else { loop.stop() }
+            }
+            _ = loop.add(.timer(tick), to: ticked)
+            result = loop.run(ticked, seconds: 5, returnAfterSourceHandled: false)
+            lines.add("a source signalled once a 1 ms tick: \(resultNames[result]!), "
+                      + "performed \(stats.value(.version0Performed)), gave way \(stats.value(.busyYields))")
+            tick.invalidate()
+            tick.releaseRef()
+            quiet.invalidate()
+            quiet.releaseRef()
+        }
+        #expect(lines.lines == Array(try Trace.expected("rl_stats").suffix(3)))
+    }
+}

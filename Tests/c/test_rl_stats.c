@@ -12,7 +12,12 @@
  *     slots, and the longest callout (a timer) lasted at least 35 ms;
  *   - a caller's smaller struct (older `size`) gets only the fields it has;
  *     a size too small for anything, or NULL, is an error;
- *   - RLRunLoopResetStatistics zeroes every counter.
+ *   - RLRunLoopResetStatistics zeroes every counter;
+ *   - a source that re-signals itself keeps a run busy for 50 ms: the loop
+ *     gives its CPU away (busyYields) at least 10 times, at most once per
+ *     50 µs of busy passes and never on a pass that follows a sleep;
+ *     200 one-pass runs that each perform a source, and a source signalled
+ *     by a 1 ms timer (performed once after each sleep), give way 0 times.
  */
 #include "harness.h"
 
@@ -57,6 +62,27 @@ static void fd_ready(RLFileDescriptorRef f, RLOptionFlags types, void *info)
     char c;
     if (read(RLFileDescriptorGetNativeDescriptor(f), &c, 1) != 1) TRACE("read failed");
 }
+
+/* Re-signals itself until 50 ms after its first perform, then stops. */
+struct busy { RLRunLoopSourceRef source; double began; long performs; };
+
+static void busy_perform(void *info)
+{
+    struct busy *b = (struct busy *)info;
+    if (b->performs++ == 0) b->began = now();
+    if (now() - b->began < 0.05) RLRunLoopSourceSignal(b->source);
+    else RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+/* Signals the source 20 times, once a tick, then stops the loop. */
+static void signal_tick(RLRunLoopTimerRef t, void *info)
+{
+    struct busy *b = (struct busy *)info;
+    if (++b->performs <= 20) RLRunLoopSourceSignal(b->source);
+    else RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void count_perform(void *info) { (void)info; }
 
 static RLRunLoopRef g_rl;
 static gate_t g_sleeping = GATE_INIT;
@@ -177,6 +203,50 @@ static void scenario(void)
     TRACE("after reset: passes %llu, fired %llu, skipped %llu, in histogram %llu, longest %llu",
           (unsigned long long)s.passes, (unsigned long long)s.timersFired, (unsigned long long)s.timerSlotsSkipped,
           (unsigned long long)histogram_total(&s), (unsigned long long)s.longestCalloutNanoseconds);
+
+    /* sources keeping a run busy */
+    RLRunLoopResetStatistics(rl);
+    struct busy b = { NULL, 0, 0 };
+    RLRunLoopSourceContext bc = { 0 };
+    bc.info = &b;
+    bc.perform = busy_perform;
+    b.source = RLRunLoopSourceCreate(NULL, 0, &bc);
+    RLRunLoopAddSource(rl, b.source, MODE("busy"));
+    RLRunLoopSourceSignal(b.source);
+    double began = now();
+    r = RLRunLoopRunInMode(MODE("busy"), 5.0, false);
+    double busy_us = (now() - began) * 1e6;
+    s = stats_of(rl);
+    TRACE("busy 50 ms: %s, gave way >= 10: %s, at most once per 50 us: %s, once per pass at most: %s",
+          result_name(r), yes_no(s.busyYields >= 10), yes_no(s.busyYields <= busy_us / 50 + 1),
+          yes_no(s.busyYields < s.passes));
+    RLRunLoopResetStatistics(rl);
+    for (int i = 0; i < 200; i++) {
+        RLRunLoopSourceSignal(b.source);
+        RLRunLoopRunInMode(MODE("busy"), 0, false);
+    }
+    s = stats_of(rl);
+    TRACE("200 one-pass runs: performed %llu, gave way %llu",
+          (unsigned long long)s.version0Performed, (unsigned long long)s.busyYields);
+    RLRunLoopSourceInvalidate(b.source);
+    RLRelease(b.source);
+
+    RLRunLoopResetStatistics(rl);
+    struct busy ticked = { NULL, 0, 0 };
+    RLRunLoopSourceContext tc = { 0 };
+    tc.perform = count_perform;
+    ticked.source = RLRunLoopSourceCreate(NULL, 0, &tc);
+    RLRunLoopAddSource(rl, ticked.source, MODE("ticked"));
+    RLRunLoopTimerRef tick = new_timer(now() + 0.001, 0.001, signal_tick, &ticked);
+    RLRunLoopAddTimer(rl, tick, MODE("ticked"));
+    r = RLRunLoopRunInMode(MODE("ticked"), 5.0, false);
+    s = stats_of(rl);
+    TRACE("a source signalled once a 1 ms tick: %s, performed %llu, gave way %llu",
+          result_name(r), (unsigned long long)s.version0Performed, (unsigned long long)s.busyYields);
+    RLRunLoopTimerInvalidate(tick);
+    RLRelease(tick);
+    RLRunLoopSourceInvalidate(ticked.source);
+    RLRelease(ticked.source);
     RLRunLoopSourceInvalidate(idle);
     RLRelease(idle);
 }

@@ -176,6 +176,13 @@ typedef struct {
     uint64_t longestCalloutNanoseconds;
     RLRunLoopCalloutKind longestCalloutKind;
     uint32_t reserved2;
+    /* Times the loop's thread gave its CPU away (sched_yield) because
+     * signalled version-0 sources kept a run busy, every pass performing
+     * one, for 50 µs: signals coalesce, so on a machine with more runnable
+     * threads than CPUs the threads signalling get the CPU, and a later
+     * pass performs once for all their signals.  With no thread waiting
+     * for the CPU the yield returns at once. */
+    uint64_t busyYields;
 } RLRunLoopStatistics;
 
 /* Copies the loop's counters into *stats (see `size` above).  Any thread:
