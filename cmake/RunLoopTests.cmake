@@ -118,6 +118,26 @@ foreach(_rl_test_src IN LISTS RUNLOOP_C_TESTS)
   runloop_add_memcheck(${_rl_stem} "$<TARGET_FILE:${_rl_stem}>")
 endforeach()
 
+# The header's inline fast paths (fastpath.h) only skip calls that would
+# change nothing: the scenarios that exercise those calls give the same
+# trace with the library doing every check (RL_NO_INLINE_FAST_PATHS).
+foreach(_rl_stem test_rl_signal_wake test_rl_signal_ring test_rl_errors)
+  if(TARGET ${_rl_stem})
+    add_executable(${_rl_stem}_noinline "${_rl_src}/Tests/c/${_rl_stem}.c")
+    set_target_properties(${_rl_stem}_noinline PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
+    target_compile_options(${_rl_stem}_noinline PRIVATE -Wall -Wextra)
+    target_compile_definitions(${_rl_stem}_noinline PRIVATE
+      "RL_TRACE_DIR=\"${_rl_trace_dir}\"" RL_NO_INLINE_FAST_PATHS)
+    target_include_directories(${_rl_stem}_noinline PRIVATE "${_rl_src}/include" "${_rl_src}/Tests/c")
+    target_link_libraries(${_rl_stem}_noinline PRIVATE runloop Threads::Threads)
+    if(TARGET runloop_test_support)
+      target_link_libraries(${_rl_stem}_noinline PRIVATE runloop_test_support)
+    endif()
+    add_test(NAME ${_rl_stem}_noinline COMMAND ${_rl_stem}_noinline)
+    set_tests_properties(${_rl_stem}_noinline PROPERTIES LABELS c TIMEOUT ${_rl_test_timeout})
+  endif()
+endforeach()
+
 # Spin-then-sleep waiting is on by default; the same scenario must give the
 # same trace with it turned off.
 if(TARGET test_rl_spin_wait)

@@ -113,6 +113,13 @@ package final class HandleTable: @unchecked Sendable {
 
     package static func isHandle(_ raw: UInt) -> Bool { UInt64(raw) >> 56 == tag }
 
+    /// The page directory (`maxPages` page pointers, made with the table
+    /// and never moved), for the C header's inline fast paths.
+    package static var directory: UnsafeRawPointer {
+        _ = shared
+        return UnsafeRawPointer(bitPattern: handlePages.load(ordering: .acquiring))!
+    }
+
     // MARK: slot access (static: the lock-free paths reach the pages
     // through `handlePages`, not through the lazily created `shared`)
 

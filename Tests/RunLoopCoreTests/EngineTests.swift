@@ -1,3 +1,4 @@
+import CRunLoop
 import CRunLoopShims
 import Foundation
 @testable import RunLoopCore
@@ -446,7 +447,7 @@ extension Result {
     /// rl_stats's last three lines from Swift: a source that re-signals
     /// itself keeps a run busy for 50 ms and the loop gives its CPU away
     /// (at least 10 times, at most once per 50 µs and once per pass); one-pass
-    /// runs and a source performed once after each sleep never give way.
+    /// runs and a source signalled on every other timer tick never give way.
     @Test func sourcesKeepingARunBusyGiveWayAndNothingElseDoes() throws {
         let lines = Trace()
         onFreshThread {
@@ -488,11 +489,11 @@ extension Result {
             var ticks = 0
             let tick = makeTimer(in: 0.001, interval: 0.001) { _ in
                 ticks += 1
-                if ticks <= 20 { quiet.signal() } else { loop.stop() }
+                if ticks > 40 { loop.stop() } else if ticks % 2 == 1 { quiet.signal() }
             }
             _ = loop.add(.timer(tick), to: ticked)
             result = loop.run(ticked, seconds: 5, returnAfterSourceHandled: false)
-            lines.add("a source signalled once a 1 ms tick: \(resultNames[result]!), "
+            lines.add("a source signalled every other 1 ms tick: \(resultNames[result]!), "
                       + "performed \(stats.value(.version0Performed)), gave way \(stats.value(.busyYields))")
             tick.invalidate()
             tick.releaseRef()
@@ -500,5 +501,32 @@ extension Result {
             quiet.releaseRef()
         }
         #expect(lines.lines == Array(try Trace.expected("rl_stats").suffix(3)))
+    }
+}
+
+@Suite struct FastPathLayoutTests {
+    /// The C header's inline fast paths (include/runloop/fastpath.h, layout
+    /// RL_FAST_PATH_LAYOUT) find an object's hot word at directory entry
+    /// (handle >> 12) & 0x3FFF, word 0x2000 + (handle & 0xFFF) of that
+    /// page, holding `kind << 24 | value` XOR the handle: the table's own
+    /// layout, for objects in several pages.
+    @Test func theHeadersLayoutIsTheTables() {
+        let directory = rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT)!
+        #expect(rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT) == directory)
+        #expect(rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT + 1) != directory)
+        let sources = (0..<5000).map { _ in makeSource {} }
+        var mismatches = 0
+        for source in sources {
+            let h = source.handle
+            let page = directory.load(fromByteOffset: Int((h >> 12) & 0x3FFF) * 8, as: UnsafeRawPointer?.self)
+            let word = page.map { $0 + 0x10000 + Int(h & 0xFFF) * 8 }
+            if word != UnsafeRawPointer(source.hot.pointer) { mismatches += 1 }
+            source.signal()
+            if let word, word.load(as: UInt64.self) ^ h != UInt64(HandleKind.source.rawValue) << 24 | UInt64(Source.signalledBit) {
+                mismatches += 1
+            }
+        }
+        #expect(mismatches == 0)
+        for source in sources { source.invalidate(); source.releaseRef() }
     }
 }

@@ -18,7 +18,10 @@
  *
  * Built with the toolchain's clang -fblocks (the generated header declares
  * block parameters without a __BLOCKS__ guard); the generated header comes
- * through -isystem so its own pragmas and extensions raise no warnings. */
+ * through -isystem so its own pragmas and extensions raise no warnings.
+ * The inline fast paths are off: their macros would rename the generated
+ * header's declarations of the three functions they wrap. */
+#define RL_NO_INLINE_FAST_PATHS
 #include <runloop/runloop.h>
 
 #define RLRunLoopPerformBlock swift_RLRunLoopPerformBlock

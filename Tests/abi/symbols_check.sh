@@ -55,22 +55,26 @@ headers=("$include"/runloop/*.h)
 for h in "${headers[@]}"; do echo "#include \"$h\""; done > "$tmp/headers.c"
 if [[ -n "$swift_header" ]]; then
   swift_header="$(cd "$(dirname "$swift_header")" && pwd -P)/$(basename "$swift_header")"
-  { cat "$tmp/headers.c"; echo "#include \"$swift_header\""; } > "$tmp/swift.c"
+  # The inline fast paths' macros would rename the generated header's
+  # declarations of the functions they wrap (fastpath.h).
+  { echo "#define RL_NO_INLINE_FAST_PATHS"; cat "$tmp/headers.c"; echo "#include \"$swift_header\""; } > "$tmp/swift.c"
 fi
 
 is_clang=0
 if [[ -n "$cc" ]] && "$cc" --version 2>/dev/null | grep -q clang; then is_clang=1; fi
 
 # clang_decls <tu> <out>: "file name" for every FunctionDecl whose name
-# contains RL.  Filtered dumps print each declaration's full path, e.g.
+# contains RL, except static (inline) ones, which nothing exports.
+# Filtered dumps print each declaration's full path, e.g.
 #   FunctionDecl 0x.. [prev 0x..] </abs/include/runloop/runloop.h:128:1, col:36> col:11 RLRetain 'RLTypeRef (RLTypeRef)'
 clang_decls() {
   "$cc" -fsyntax-only -fblocks -std=gnu11 -I "$include" \
     -Xclang -ast-dump -Xclang -ast-dump-filter -Xclang RL "$1" \
     > "$tmp/ast.txt" 2> "$tmp/ast.err"
   local rc=$?
+  grep -vE "' static( inline)?$" "$tmp/ast.txt" |
   sed -nE "s/^FunctionDecl 0x[0-9a-f]+ (prev 0x[0-9a-f]+ )?<([^:<>]+):[0-9]+:[0-9]+[^>]*> [^ ]+ (used |referenced |implicit |invalid )*([A-Za-z_][A-Za-z0-9_]*) '.*/\2 \4/p" \
-    "$tmp/ast.txt" > "$2"
+    > "$2"
   return $rc
 }
 
@@ -95,8 +99,8 @@ else
   # Fallback: the header writes each prototype on one line starting at
   # column 0 ("type RLName(args);"); blocks-only ones are included.
   for h in "${headers[@]}"; do
-    grep -E '^[A-Za-z_][A-Za-z0-9_ *]*[ *](RL[A-Za-z0-9_]*)[[:space:]]*\(' "$h" \
-      | grep -vE '^(typedef|#|return)' \
+    { grep -E '^[A-Za-z_][A-Za-z0-9_ *]*[ *](RL[A-Za-z0-9_]*)[[:space:]]*\(' "$h" || true; } \
+      | { grep -vE '^(typedef|#|return|static)' || true; } \
       | sed -E 's/^[A-Za-z_][A-Za-z0-9_ *]*[ *](RL[A-Za-z0-9_]*)[[:space:]]*\(.*/\1/'
   done | sort -u > "$tmp/header.txt"
   if [[ -n "$swift_header" ]]; then

@@ -525,5 +525,8 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 /* Message ports, data and keep-alive worker threads. */
 #include "ports.h"
 #include "insight.h"
+/* Inline fast paths for RLRunLoopSourceSignal, RLRunLoopWakeUp and
+ * RLRunLoopSourceSignalAndWakeUp (RL_NO_INLINE_FAST_PATHS turns them off). */
+#include "fastpath.h"
 
 #endif /* RUNLOOP_RUNLOOP_H */
