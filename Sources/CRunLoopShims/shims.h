@@ -217,8 +217,10 @@ static inline int rl_cpus_available(void) {
 /* Starts fetching the cache line at p (a hint; never faults). */
 static inline void rl_prefetch(const void *p) { __builtin_prefetch(p); }
 
-/* A hint to the CPU that this is a spin-wait loop (x86: PAUSE). */
+/* Gives the CPU to any thread waiting for one (Loop.giveWay). */
 static inline void rl_yield(void) { sched_yield(); }
+
+/* A hint to the CPU that this is a spin-wait loop (x86: PAUSE). */
 static inline void rl_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
