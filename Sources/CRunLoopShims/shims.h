@@ -110,8 +110,14 @@ static inline int rl_is_main_thread(void) { return rl_gettid() == (int32_t)getpi
 static inline uint64_t rl_atomic_load(const uint64_t *p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
-/* A full fence, then the load: no earlier store of this thread can be
- * ordered after it (the other side of a store-buffering handshake). */
+/* A full (sequentially consistent) fence: no store of this thread before
+ * it can be ordered after a load after it.  Each side of a store-buffering
+ * handshake (publish, then check the other side's state) needs one; see
+ * Poller.swift, "The wake-up protocol". */
+static inline void rl_atomic_fence(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+/* rl_atomic_fence(), then the load. */
 static inline uint64_t rl_atomic_load_after_fence(const uint64_t *p) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -119,15 +125,18 @@ static inline uint64_t rl_atomic_load_after_fence(const uint64_t *p) {
 static inline void rl_atomic_store(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
-/* Compare-and-swap; on failure *expected receives the current value. */
+/* Compare-and-swap; on failure *expected receives the current value.
+ * Sequentially consistent (on x86 the same instruction as acquire-release):
+ * a hot word's changes take part in store-buffering handshakes with
+ * sequentially consistent operations on other words (Source.soleLoop). */
 static inline int rl_atomic_cas(uint64_t *p, uint64_t *expected, uint64_t desired) {
-    return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 /* Compare-and-swap returning the value found (it succeeded if that is
  * `expected`): no address-taken local on the Swift side, so a caller's
  * fast path needs no stack slot or stack protector. */
 static inline uint64_t rl_atomic_cas_value(uint64_t *p, uint64_t expected, uint64_t desired) {
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return expected;
 }
 static inline void *rl_atomic_load_ptr(void *const *p) {

@@ -428,7 +428,11 @@ package final class Loop: Handled, @unchecked Sendable {
             if source.isVersion1 { descriptorsEditedLocked(mode) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
-            if source.isSignalled {
+            // After the sequentially consistent store of the source's
+            // soleLoop (updateMembership) and a fence: a signal() whose
+            // compare-and-swap of the mark this load misses loads soleLoop
+            // after it, sees this loop, and queues on it.
+            if (source.hot.loadAfterFence() ?? 0) & Source.signalledBit != 0 {
                 pending.append(source)
                 // Signalled and woken elsewhere: a sleeping loop of another
                 // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).

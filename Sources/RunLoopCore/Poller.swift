@@ -26,6 +26,29 @@ import Glibc
 /// As in CF, wake-ups are ignored while the loop is not running and from
 /// the moment it wakes until the top of its next pass: that pass looks at
 /// every source and block anyway, so nothing queued before it is missed.
+///
+/// The wake-up protocol.  A producer publishes (queues a block, marks a
+/// source pending, adds a timer) and then reads `state` to decide whether
+/// the loop needs waking; the loop makes itself awake (`acceptWakeUps`)
+/// and then reads its queues to decide whether it may sleep.  Each side
+/// stores, then loads what the other stored: a store-buffering handshake,
+/// and a CPU may perform a load before an earlier store of the same thread
+/// is visible (x86 does).  Without fences both sides can miss each other:
+/// the producer reads "ignoring" (the loop just woke) and drops the
+/// wake-up, the loop reads its queue as empty and sleeps, and the item
+/// waits for an unrelated wake-up (issue 22; test_rl_wake_pingpong).  So
+/// each side has a sequentially consistent fence between its store and its
+/// load: the producer's in `wakeUpWithoutSyscall` (and in the "already
+/// pending" checks of HandleTable.hotWordIs/hotWordHas, Source.signal and
+/// fastpath.h, which also decide that nothing need be done), the loop's at
+/// the end of `acceptWakeUps`.  The two fences are ordered one way or the
+/// other: if the producer's comes first, the loop's reads after its fence
+/// see the item; if the loop's comes first, the producer's load sees
+/// "awake" (or a later state) and it makes the wake-up pending, so the
+/// loop's next sleep returns at once.  Every state a producer acts on
+/// (awake, spinning, asleep) ends the loop's next or current sleep, and
+/// every state it skips (pending, ignoring) is followed by a pass top
+/// (`acceptWakeUps`) before the loop can sleep again.
 package final class Poller: @unchecked Sendable {
     private static let wakeToken: UInt64 = 1
     private static let timerToken: UInt64 = 2
@@ -155,7 +178,11 @@ package final class Poller: @unchecked Sendable {
     /// eventfd must be written: `wakeUp()`) or the word is not the loop's.
     @inline(__always)
     package static func wakeUpWithoutSyscall(_ word: HotWord) -> Bool {
-        var current = word.load()
+        // The producer's fence of the wake-up protocol (see the type's
+        // comment): what the caller published before this call is visible
+        // to the loop's reads after its own fence, or this load sees the
+        // state the loop stored before that fence.
+        var current = word.loadAfterFence()
         while let value = current {
             if wakeUpIsRedundant(value) { return true }
             if value == asleep { return false }
@@ -172,6 +199,12 @@ package final class Poller: @unchecked Sendable {
         // already (see `wait`), and even a failed compare-and-swap takes
         // the line from the producers reading it.
         if state.load() == Self.ignoring { _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake) }
+        // The loop's fence of the wake-up protocol (see the type's
+        // comment): the caller reads its queues after this, so either it
+        // sees what a producer published before that producer's fence, or
+        // the producer's load after its fence sees the state stored above
+        // (or a later one) and makes a wake-up pending.
+        rl_atomic_fence()
     }
 
     /// Stops accepting wake-ups (the outermost run ended).

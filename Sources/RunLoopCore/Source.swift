@@ -1,3 +1,4 @@
+import CRunLoopShims
 import CRunLoop
 import Glibc
 import Synchronization
@@ -325,8 +326,12 @@ package final class Source: Handled, @unchecked Sendable {
     /// Several signals before the loop looks give one perform.
     package func signal() {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
-        // Already pending: nothing to do (no shared counter, no lock).
-        if isSignalled { return }
+        // Already pending: nothing to do (no shared counter, no lock).  The
+        // load comes after the producer's fence (Poller.swift, "The
+        // wake-up protocol"): if it still sees the mark, the claim that
+        // clears it comes later, and the perform after that claim's fence
+        // (`claimPerform`) sees everything the caller wrote before this call.
+        if (hot.loadAfterFence() ?? 0) & Self.signalledBit != 0 { return }
         guard hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged else { return }
         queuePending()
         // A signalAndWakeUp() that found the mark set while it was being
@@ -341,7 +346,8 @@ package final class Source: Handled, @unchecked Sendable {
     /// nothing.  One load when the source is pending and woken.
     package func signalAndWakeUp() {
         guard isValid, !isVersion1 else { return }
-        var current = hot.load()
+        // After the producer's fence, like `signal()`'s check.
+        var current = hot.loadAfterFence()
         while let value = current, value & Self.wokenBit == 0 {
             let (done, now) = hot.compareExchange(expected: value, desired: Self.signalledBit | Self.wokenBit)
             if done {
@@ -415,7 +421,14 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Clears the pending mark; true if this caller gets to perform.
     package func claimPerform() -> Bool {
-        clearMarks(Self.signalledBit | Self.wokenBit, ifSet: Self.signalledBit)
+        guard clearMarks(Self.signalledBit | Self.wokenBit, ifSet: Self.signalledBit) else { return false }
+        // The loop's fence: a producer that still saw the mark (and so
+        // returned without signalling) made its writes visible before its
+        // own fence, and the perform reads them after this one; a producer
+        // whose fence comes after this one sees the mark cleared and
+        // signals again (see `signal()`).
+        rl_atomic_fence()
+        return true
     }
 
     /// Called by a loop, under its lock, when the source enters (+1) or

@@ -48,6 +48,20 @@
  * they may add, remove, invalidate or release anything, including the item
  * being called, and may run the loop again (a nested run) in any mode.
  *
+ * Wake-ups are never lost.  Work handed to a loop from another thread —
+ * RLRunLoopPerformFunction, RLRunLoopSourceSignal or an add, followed by
+ * RLRunLoopWakeUp, or RLRunLoopSourceSignalAndWakeUp alone — is looked at
+ * by a pass that starts after the call: a loop asleep (or about to sleep)
+ * wakes, a loop awake does not sleep before its next pass.  A call that
+ * finds the work already pending (a wake-up pending, a source pending)
+ * returns at once and still gets this guarantee: the pass that takes the
+ * pending work comes after the call.  Everything the calling thread wrote
+ * before the call is visible to the callout the call causes (or to the one
+ * already pending), so a perform may read data its producer stored just
+ * before signalling, with no lock of its own.  (Each side fences between
+ * publishing and looking at the other's state: docs/design.md, "The
+ * wake-up protocol"; Tests/c/test_rl_wake_pingpong.c attacks every path.)
+ *
  * A thread's loop is torn down when the thread exits: its items are removed
  * (source cancel callbacks run on the exiting thread) and released.  A
  * handle to that loop retained by another thread stays valid; RLRunLoopStop
@@ -256,9 +270,11 @@ RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
  * its next sleep returns at once.  Bursts of calls coalesce into one
  * wake-up.  As in CF, a wake-up is dropped when the loop is not running,
  * and between the moment it wakes and the top of its next pass (that pass
- * looks at every source and block anyway).  A call that changes nothing (a
- * wake-up already pending, or dropped as above) costs a few loads: it
- * writes no memory another thread reads. */
+ * looks at every source and block anyway, including anything queued
+ * before this call: see "Wake-ups are never lost" above).  A call that
+ * changes nothing (a wake-up already pending, or dropped as above) costs a
+ * memory fence and a few loads: it writes no memory another thread
+ * reads. */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
@@ -371,7 +387,9 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
 /* Marks the source pending: the next pass of any loop running a mode that
  * holds it performs it once (several signals before that pass give one
  * perform).  Does not wake the loop: pair with RLRunLoopWakeUp().
- * Signalling a source that is already pending costs a few loads; making
+ * Signalling a source that is already pending costs a memory fence and a
+ * few loads (what was written before the call is still seen by the
+ * perform: see "Wake-ups are never lost" above); making
  * a source of one loop pending takes no lock (it is queued on that loop's
  * lock-free ring, like RLRunLoopPerformFunction's blocks). */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
