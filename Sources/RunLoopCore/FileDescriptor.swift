@@ -16,7 +16,8 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
     private let releaseInfo: (() -> Void)?
 
     private let valid = Atomic<Bool>(true)
-    private let infoReleased = Atomic<Bool>(false)
+    /// Orders its callouts before the release of its info (CalloutGate).
+    private let gate = CalloutGate()
     /// Enabled callback types (read/write bits).
     private let enabled = Atomic<UInt>(0)
     /// The run loop source, made on first request.  It holds a reference
@@ -88,9 +89,10 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
         var fired: UInt = 0
         if types & Self.readCallBack != 0 && (events & EPOLLIN.rawValue != 0 || failed) { fired |= Self.readCallBack }
         if types & Self.writeCallBack != 0 && (events & EPOLLOUT.rawValue != 0 || failed) { fired |= Self.writeCallBack }
-        guard fired != 0 else { return }
+        guard fired != 0, gate.enter() else { return }
         disableCallBacks(fired)
         callout(self, fired)
+        if gate.exit() { releaseInfo?() }
     }
 
     /// Invalidates the source, closes the descriptor if asked to, releases
@@ -103,7 +105,8 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
         }
         source?.invalidate()  // leaves every loop: the descriptor is no longer watched
         if closeOnInvalidate { Glibc.close(fd) }
-        if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
+        // Now, or when a callout in flight on a loop returns (CalloutGate).
+        if gate.askRelease() { releaseInfo?() }
     }
 
     override package func finalize() { invalidate() }

@@ -180,7 +180,7 @@ extension Loop {
         var mark = Clock.monotonicNow()
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
-            callout(.observer, observer.handle, since: &mark) { observer.callout(observer, activity) }
+            callout(.observer, observer.handle, since: &mark) { observer.callOut(activity) }
             observer.firing = false
             if !observer.repeats {
                 observer.invalidate()

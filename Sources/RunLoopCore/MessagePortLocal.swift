@@ -30,6 +30,8 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private let callout: RLMessagePortCallBack
     /// The context, its info retained once.
     package let context: RLMessagePortContext
+    /// Orders the callouts before the release of the info (CalloutGate).
+    private let gate = CalloutGate()
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
@@ -141,8 +143,11 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             collectLocked(&io, into: &requests)
         }
         for (id, frame) in requests {
-            guard isValid else { return }
+            // Invalidated (or being invalidated by another thread): no
+            // callout; one in flight releases the info when it returns.
+            guard isValid, gate.enter() else { return }
             let reply = answer(frame)
+            if gate.exit() { releaseInfo() }
             guard frame.kind == .request else { continue }
             io.withLock { io in
                 guard !io.closed, io.connections[id] != nil else { return }
@@ -284,6 +289,10 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     }
 
     override func didInvalidate() {
+        if gate.askRelease() { releaseInfo() }
+    }
+
+    private func releaseInfo() {
         if let release = context.release { release(context.info) }
     }
 }

@@ -11,7 +11,8 @@ package final class Observer: Handled, @unchecked Sendable {
     package let cContext: RLRunLoopObserverContext?
 
     private let valid = Atomic<Bool>(true)
-    private let infoReleased = Atomic<Bool>(false)
+    /// Orders its callouts before the release of its info (CalloutGate).
+    private let gate = CalloutGate()
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
     private var ownership = LoopTie()
@@ -43,8 +44,19 @@ package final class Observer: Handled, @unchecked Sendable {
         releaseInfoOnce()
     }
 
+    /// Calls the context's release once: now, or when a callout in flight
+    /// returns (CalloutGate).
     private func releaseInfoOnce() {
-        if !infoReleased.exchange(true, ordering: .acquiringAndReleasing) { releaseInfo?() }
+        if gate.askRelease() { releaseInfo?() }
+    }
+
+    /// Calls the callout for `activity` (no lock held), unless the info's
+    /// release was asked for; a release asked meanwhile (another thread
+    /// invalidated or released it) runs when the callout returns.
+    package func callOut(_ activity: UInt) {
+        guard gate.enter() else { return }
+        callout(self, activity)
+        if gate.exit() { releaseInfo?() }
     }
 
     package override func finalize() {

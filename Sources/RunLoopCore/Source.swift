@@ -119,6 +119,8 @@ package final class Source: Handled, @unchecked Sendable {
     // object's first lines, and the callbacks after them.
     private let valid = Atomic<Bool>(true)
     package let order: Int
+    /// Orders its callouts before the release of its info (CalloutGate).
+    private let gate = CalloutGate()
     /// The watched descriptor of a version-1 source; -1 for version 0.
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
@@ -256,27 +258,42 @@ package final class Source: Handled, @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, a callout using the info, unless the info's release
+    /// was asked for; releases it after, if that was asked meanwhile.
+    @inline(__always)
+    private func withInfo(_ body: () -> Void) {
+        guard gate.enter() else { return }
+        body()
+        if gate.exit() { releaseInfo() }
+    }
+
     package func schedule(_ loop: Loop, _ mode: ModeName) {
-        switch actions {
-        case .context(let c): c.schedule?(c.info, loop.opaque, mode.cString)
-        case .context1: break
-        case .closures(let box): box.callbacks.schedule?(loop, mode)
+        withInfo {
+            switch actions {
+            case .context(let c): c.schedule?(c.info, loop.opaque, mode.cString)
+            case .context1: break
+            case .closures(let box): box.callbacks.schedule?(loop, mode)
+            }
         }
     }
 
     package func cancel(_ loop: Loop, _ mode: ModeName) {
-        switch actions {
-        case .context(let c): c.cancel?(c.info, loop.opaque, mode.cString)
-        case .context1: break
-        case .closures(let box): box.callbacks.cancel?(loop, mode)
+        withInfo {
+            switch actions {
+            case .context(let c): c.cancel?(c.info, loop.opaque, mode.cString)
+            case .context1: break
+            case .closures(let box): box.callbacks.cancel?(loop, mode)
+            }
         }
     }
 
     package func perform() {
-        switch actions {
-        case .context(let c): c.perform?(c.info)
-        case .context1(let c): c.perform?(c.info)
-        case .closures(let box): box.callbacks.perform()
+        withInfo {
+            switch actions {
+            case .context(let c): c.perform?(c.info)
+            case .context1(let c): c.perform?(c.info)
+            case .closures(let box): box.callbacks.perform()
+            }
         }
     }
 
@@ -289,9 +306,14 @@ package final class Source: Handled, @unchecked Sendable {
         case .context1(let c): (copy, info) = (c.copyDescription, UnsafeRawPointer(c.info))
         case .closures(let box): return box.callbacks.describe?()
         }
-        guard let copy, let text = copy(info) else { return nil }
-        defer { free(text) }
-        return String(cString: text)
+        guard let copy else { return nil }
+        var description: String?
+        withInfo {
+            guard let text = copy(info) else { return }
+            description = String(cString: text)
+            free(text)
+        }
+        return description
     }
 
     private func releaseInfo() {
@@ -315,7 +337,11 @@ package final class Source: Handled, @unchecked Sendable {
 
     /// Called on the loop's thread when the descriptor is ready.
     package func handleReady(_ events: UInt32) {
-        if case .closures(let box) = actions, let ready = box.callbacks.ready { ready(events) } else { perform() }
+        if case .closures(let box) = actions, let ready = box.callbacks.ready {
+            withInfo { ready(events) }
+        } else {
+            perform()
+        }
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
@@ -460,7 +486,9 @@ package final class Source: Handled, @unchecked Sendable {
 
     package override func finalize() {
         valid.store(false, ordering: .releasing)
-        releaseInfo()
+        // A callout another thread's loop is making (or about to make: it
+        // passed isValid) releases the info when it returns.
+        if gate.askRelease() { releaseInfo() }
     }
 }
 

@@ -118,7 +118,8 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     private let action: TimerCallout
 
     private let valid = Atomic<Bool>(true)
-    private let infoReleased = Atomic<Bool>(false)
+    /// Orders its callouts before the release of its info (CalloutGate).
+    private let gate = CalloutGate()
     /// True while its callout runs (so a nested run does not fire it, and
     /// a move or an add waits for the reschedule after the callout).
     /// Written by the firing loop's thread under its lock; read under the
@@ -182,16 +183,26 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// The width of its firing window in ns (see `window`).
     package var windowNs: UInt64 { window.load(ordering: .relaxed) }
 
-    /// Calls the timer's callback (no lock held).
+    /// Calls the timer's callback (no lock held), unless its info's
+    /// release was asked for; an invalidation by another thread meanwhile
+    /// releases the info after it returns (CalloutGate).
     package func fire() {
+        guard gate.enter() else { return }
         switch action {
         case .function(let callback, let context):
-            let held = context.retain.map { UnsafeMutableRawPointer(mutating: $0(context.info)) } ?? context.info
-            callback(opaque, held)
-            context.release?(held)
+            // As CF: the info is retained around the callout only when the
+            // context has a retain, and only such a retain is balanced.
+            if let retain = context.retain {
+                let held = UnsafeMutableRawPointer(mutating: retain(context.info))
+                callback(opaque, held)
+                context.release?(held)
+            } else {
+                callback(opaque, context.info)
+            }
         case .closure(let body):
             body(self)
         }
+        if gate.exit() { releaseInfo() }
     }
 
     /// Moves the next fire date; the owning loop re-sorts it.
@@ -234,9 +245,13 @@ package final class LoopTimer: Handled, @unchecked Sendable {
         valid.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// Calls the context's release once (no lock held).
+    /// Calls the context's release once (no lock held): now, or when a
+    /// callout in flight returns (CalloutGate).
     package func releaseInfoOnce() {
-        guard !infoReleased.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if gate.askRelease() { releaseInfo() }
+    }
+
+    private func releaseInfo() {
         if case .function(_, let context) = action { context.release?(context.info) }
     }
 

@@ -72,6 +72,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_rl_signal_ring Tests/c/test_rl_signal_ring.c
   build_tsan test_rl_signal_wake Tests/c/test_rl_signal_wake.c
   build_tsan test_rl_wake_pingpong Tests/c/test_rl_wake_pingpong.c
+  build_tsan test_rl_callout_release Tests/c/test_rl_callout_release.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -81,8 +82,10 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_rl_inbox-tsan.log" TSan 300 "$out/test_rl_inbox-tsan" || ok=0
   run_checked "$out/test_rl_signal_ring-tsan.log" TSan 300 "$out/test_rl_signal_ring-tsan" || ok=0
   run_checked "$out/test_rl_signal_wake-tsan.log" TSan 300 "$out/test_rl_signal_wake-tsan" || ok=0
-  # Lost wake-ups (issue 22): every signalling path.
+  # Lost wake-ups and late callouts (issue 22): every signalling path, and
+  # items taken away while their callouts are due.
   run_checked "$out/test_rl_wake_pingpong-tsan.log" TSan 300 "$out/test_rl_wake_pingpong-tsan" || ok=0
+  run_checked "$out/test_rl_callout_release-tsan.log" TSan 300 "$out/test_rl_callout_release-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 

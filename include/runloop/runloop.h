@@ -62,6 +62,13 @@
  * publishing and looking at the other's state: docs/design.md, "The
  * wake-up protocol"; Tests/c/test_rl_wake_pingpong.c attacks every path.)
  *
+ * A context's release(info) never runs while a callout using that info
+ * runs or is about to run, and no callout starts after it: when another
+ * thread invalidates or releases an item whose callout is in flight, the
+ * release runs on the loop's thread as that callout returns.  A callout
+ * that invalidates or releases its own item likewise sees the release when
+ * it returns (CF's order for sources and timers).  Each release runs once.
+ *
  * A thread's loop is torn down when the thread exits: its items are removed
  * (source cancel callbacks run on the exiting thread) and released.  A
  * handle to that loop retained by another thread stays valid; RLRunLoopStop
