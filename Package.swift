@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.3
 import PackageDescription
 
 let package = Package(
@@ -17,8 +17,7 @@ let package = Package(
         .target(
             name: "RunLoopCore",
             dependencies: ["CRunLoop", "CRunLoopShims"],
-            path: "Sources/RunLoopCore",
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            path: "Sources/RunLoopCore"
         ),
         .target(
             name: "RunLoopKit",

@@ -27,7 +27,7 @@ function(runloop_bench name source)
     endif()
     add_executable(${name}${_v} ${_srcs})
     set_target_properties(${name}${_v} PROPERTIES C_STANDARD 11 C_EXTENSIONS ON
-      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bench")
+      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
     target_compile_options(${name}${_v} PRIVATE ${_rlb_flags})
     target_include_directories(${name}${_v} PRIVATE ${B_INCLUDES})
     target_compile_definitions(${name}${_v} PRIVATE ${B_DEFS})
@@ -39,7 +39,7 @@ runloop_bench(bench_runloop "${_rlb_dir}/bench_loop.c" LIBS runloop)
 
 add_executable(bench_floor "${_rlb_dir}/bench_floor.c")
 set_target_properties(bench_floor PROPERTIES C_STANDARD 11 C_EXTENSIONS ON
-  RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bench")
+  RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
 target_compile_options(bench_floor PRIVATE ${_rlb_flags})
 target_link_libraries(bench_floor PRIVATE Threads::Threads)
 
@@ -65,14 +65,14 @@ get_filename_component(_rlb_swift_lib "${RUNLOOP_SWIFT_RUNTIME_DIR}" DIRECTORY)
 if(RUNLOOP_CLANG AND EXISTS "${_rlb_swift_lib}/CoreFoundation/CoreFoundation.h"
    AND EXISTS "${RUNLOOP_SWIFT_RUNTIME_DIR}/libFoundation.so")
   foreach(_v "" "_mem")
-    set(_out "${CMAKE_BINARY_DIR}/bench/bench_cf${_v}")
+    set(_out "${PROJECT_BINARY_DIR}/bench/bench_cf${_v}")
     set(_extra "")
     if(_v STREQUAL "_mem")
       set(_extra "${_rlb_dir}/malloc_count.c")
     endif()
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/bench"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${PROJECT_BINARY_DIR}/bench"
       COMMAND "${RUNLOOP_CLANG}" -std=gnu11 -fblocks -DBENCH_CF ${_rlb_flags}
         -Wno-unused-parameter -gdwarf-4
         -isystem "${_rlb_swift_lib}"

@@ -87,7 +87,7 @@ if(_conf_missing)
   return()
 endif()
 
-set(_conf_out "${CMAKE_BINARY_DIR}/conformance")
+set(_conf_out "${PROJECT_BINARY_DIR}/conformance")
 set(_conf_results "${_conf_out}/results")
 file(MAKE_DIRECTORY "${_conf_out}")
 get_filename_component(_conf_foundation_dir "${RUNLOOP_FOUNDATION_LIBRARY}" DIRECTORY)

@@ -12,6 +12,11 @@
 #   consumer_find_package Tests/consumer/c built with find_package(runloop)
 #   consumer_swiftpm      Tests/consumer/swiftpm (depends on runloop by path)
 #                         built with swift build and run        (label consumer)
+#   consumer_swiftpm_version  the same, depending on a tagged git copy with
+#                         `from:` (no unsafe flags allowed)     (label consumer)
+#   consumer_subproject   runloop added with add_subdirectory   (label consumer)
+#   packaging_deb         cpack .deb/.tar.gz, consumer run with the toolchain
+#                         hidden                                (label packaging)
 #   python_pytest         python/tests under pytest, RUNLOOP_LIBRARY = the
 #                         freshly built librunloop.so.0           (label python)
 #   test_ffi              Tests/ffi/test_ffi.c: every call through ffi_call
@@ -20,6 +25,9 @@ set(_rl_src "${CMAKE_CURRENT_SOURCE_DIR}")
 
 # ---- examples (built always; tests only with RUNLOOP_BUILD_TESTS) --------
 file(GLOB RUNLOOP_EXAMPLES CONFIGURE_DEPENDS "${_rl_src}/examples/*.c")
+if(NOT RUNLOOP_BUILD_EXAMPLES)
+  set(RUNLOOP_EXAMPLES "")
+endif()
 foreach(_rl_example IN LISTS RUNLOOP_EXAMPLES)
   get_filename_component(_rl_name "${_rl_example}" NAME_WE)
   add_executable(example_${_rl_name} "${_rl_example}")
@@ -43,13 +51,13 @@ if(NOT RUNLOOP_BUILD_TESTS)
 endif()
 
 # ---- consumers of the installed tree -------------------------------------
-set(_rl_consumer_work "${CMAKE_BINARY_DIR}/consumer")
+set(_rl_consumer_work "${PROJECT_BINARY_DIR}/consumer")
 file(MAKE_DIRECTORY "${_rl_consumer_work}")
 set(_rl_consumer "${_rl_src}/Tests/consumer/check_consumer.sh")
 find_program(RUNLOOP_PKG_CONFIG NAMES pkg-config)
 
 add_test(NAME consumer_install
-  COMMAND bash "${_rl_consumer}" install "${CMAKE_BINARY_DIR}" "${_rl_consumer_work}")
+  COMMAND bash "${_rl_consumer}" install "${PROJECT_BINARY_DIR}" "${_rl_consumer_work}")
 set_tests_properties(consumer_install PROPERTIES
   LABELS consumer TIMEOUT 120 FIXTURES_SETUP runloop_installed)
 
@@ -75,6 +83,17 @@ if(RUNLOOP_SWIFT)
   set_tests_properties(consumer_swiftpm PROPERTIES
     LABELS consumer TIMEOUT 900 RUN_SERIAL ON
     ENVIRONMENT "PATH=${_rl_swift_bin}:$ENV{PATH}")
+  # The same package depending on runloop by version (a tagged git copy of
+  # this tree behind a remote URL), which SwiftPM refuses for a manifest
+  # with unsafe build flags.
+  find_program(RUNLOOP_GIT NAMES git)
+  if(RUNLOOP_GIT)
+    add_test(NAME consumer_swiftpm_version
+      COMMAND bash "${_rl_consumer}" swiftpm-version "${_rl_consumer_work}" "${_rl_src}" "${PROJECT_VERSION}")
+    set_tests_properties(consumer_swiftpm_version PROPERTIES
+      LABELS consumer TIMEOUT 900 RUN_SERIAL ON
+      ENVIRONMENT "PATH=${_rl_swift_bin}:$ENV{PATH}")
+  endif()
 else()
   message(STATUS "swift not found: no consumer_swiftpm test")
 endif()
@@ -93,7 +112,7 @@ if(_rl_have_pytest)
   add_test(NAME python_pytest
     COMMAND "${Python3_EXECUTABLE}" -m pytest -q -p no:cacheprovider -p no:benchmark
       "${_rl_src}/python/tests"
-    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}")
+    WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
   set_tests_properties(python_pytest PROPERTIES
     LABELS python TIMEOUT 300
     ENVIRONMENT "RUNLOOP_LIBRARY=$<TARGET_FILE:runloop>;PYTHONPATH=${_rl_src}/python;PYTHONDONTWRITEBYTECODE=1")
@@ -121,13 +140,33 @@ if(RUNLOOP_LIBFFI_FOUND)
     # The project's suppressions plus one for glibc's dlopen (Tests/ffi/dlopen.supp).
     file(READ "${_rl_src}/Tests/valgrind.supp" _rl_supp)
     file(READ "${_rl_src}/Tests/ffi/dlopen.supp" _rl_supp_ffi)
-    file(WRITE "${CMAKE_BINARY_DIR}/test_ffi.supp" "${_rl_supp}\n${_rl_supp_ffi}")
+    file(WRITE "${PROJECT_BINARY_DIR}/test_ffi.supp" "${_rl_supp}\n${_rl_supp_ffi}")
     add_test(NAME memcheck_test_ffi
       COMMAND bash "${_rl_src}/cmake/memcheck.sh" "${RUNLOOP_VALGRIND}"
-        "${CMAKE_BINARY_DIR}/test_ffi.supp" "$<TARGET_FILE:test_ffi>" "$<TARGET_FILE:runloop>")
+        "${PROJECT_BINARY_DIR}/test_ffi.supp" "$<TARGET_FILE:test_ffi>" "$<TARGET_FILE:runloop>")
     set_tests_properties(memcheck_test_ffi PROPERTIES
       LABELS memcheck SKIP_RETURN_CODE 77 TIMEOUT ${RUNLOOP_MEMCHECK_TIMEOUT})
   endif()
 else()
   message(STATUS "libffi not found (apt-get install libffi-dev): no test_ffi")
+endif()
+
+# runloop built as a subproject of another CMake project (add_subdirectory /
+# FetchContent): runloop::runloop, and none of runloop's own targets.
+add_test(NAME consumer_subproject
+  COMMAND bash "${_rl_consumer}" subproject "${_rl_consumer_work}" "${_rl_src}")
+set_tests_properties(consumer_subproject PROPERTIES LABELS consumer TIMEOUT 600)
+
+# ---- packages: .deb and .tar.gz, used with the toolchain hidden ------------
+#   packaging_deb   Tests/packaging/check_packages.sh: cpack, unpack, build a
+#                   consumer with pkg-config, run it with the toolchain's usr/
+#                   hidden behind an empty bind mount      (label packaging)
+find_program(RUNLOOP_DPKG_DEB NAMES dpkg-deb)
+if(RUNLOOP_STATIC_SWIFT_RUNTIME AND RUNLOOP_DPKG_DEB AND RUNLOOP_PKG_CONFIG)
+  add_test(NAME packaging_deb
+    COMMAND bash "${_rl_src}/Tests/packaging/check_packages.sh"
+      "${PROJECT_BINARY_DIR}" "${PROJECT_BINARY_DIR}/packaging" "${CMAKE_C_COMPILER}")
+  set_tests_properties(packaging_deb PROPERTIES LABELS packaging TIMEOUT 300)
+else()
+  message(STATUS "packaging_deb: skipped (needs the static Swift runtime, dpkg-deb and pkg-config)")
 endif()

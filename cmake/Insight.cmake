@@ -23,6 +23,6 @@ if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/examples/trace_demo.c" AND RUNLOOP_PYTHON
   add_test(NAME trace_demo_json
     COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/scripts/trace-demo.sh"
       --program "$<TARGET_FILE:example_trace_demo>"
-      --out "${CMAKE_BINARY_DIR}/trace-demo.json")
+      --out "${PROJECT_BINARY_DIR}/trace-demo.json")
   set_tests_properties(trace_demo_json PROPERTIES LABELS "c;trace" TIMEOUT 60)
 endif()

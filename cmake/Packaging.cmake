@@ -9,14 +9,20 @@
 #       runloopConfigVersion.cmake, runloopTargets*.cmake  -> runloop::runloop
 # (include/module.modulemap is for the Swift build only; not installed.)
 #
-# The Swift runtime: librunloop's RUNPATH is the toolchain's runtime
-# directory (RUNLOOP_SWIFT_RUNTIME_DIR, an absolute path, identical in the
-# build tree and once installed), so a program linked against the installed
-# library finds libswiftCore & co. through librunloop itself: it needs no
-# LD_LIBRARY_PATH and no rpath of its own for them.  It only has to find
-# librunloop.so.0 (an rpath to P/lib, or P/lib known to ld.so).  Moving or
-# removing the toolchain breaks installed copies; a packager shipping the
-# runtime elsewhere sets INSTALL_RPATH on the runloop target accordingly.
+# The Swift runtime: with RUNLOOP_STATIC_SWIFT_RUNTIME (the default) it is
+# linked into librunloop itself, hidden, and the library needs only libc,
+# libm, libstdc++ and libgcc_s: installed copies do not depend on the
+# toolchain.  With the option OFF, librunloop's RUNPATH is the toolchain's
+# runtime directory (RUNLOOP_SWIFT_RUNTIME_DIR), unless CMAKE_INSTALL_RPATH
+# says otherwise: the packager's choice.
+#
+# Packages (CPack, from the same build):
+#   cpack -G DEB --config build/CPackConfig.cmake   librunloop0_<v>_<arch>.deb
+#                                                 librunloop-dev_<v>_<arch>.deb
+#   cpack -G TGZ --config build/CPackConfig.cmake   runloop-<v>-Linux.tar.gz
+# The .deb dependencies come from dpkg-shlibdeps (libc6 (>= the glibc the
+# library was linked against), libstdc++6, libgcc-s1), so a system whose
+# glibc is too old refuses to install it.
 include(CMakePackageConfigHelpers)
 
 # ---- the version in include/runloop/version.h is the project's ----------
@@ -39,7 +45,11 @@ endif()
 # ---- library and headers ---------------------------------------------------
 install(TARGETS runloop EXPORT runloopTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-  PUBLIC_HEADER DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/runloop")
+    COMPONENT runtime NAMELINK_COMPONENT development
+  PUBLIC_HEADER DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/runloop"
+    COMPONENT development)
+install(FILES LICENSE NOTICE
+  DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT runtime)
 
 # ---- pkg-config: runloop.pc ------------------------------------------------
 # Relocatable: prefix is found from the .pc file's own place (${pcfiledir}),
@@ -61,42 +71,83 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(RUNLOOP_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-configure_file(cmake/runloop.pc.in "${CMAKE_BINARY_DIR}/runloop.pc" @ONLY)
-install(FILES "${CMAKE_BINARY_DIR}/runloop.pc"
-  DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+configure_file(cmake/runloop.pc.in "${PROJECT_BINARY_DIR}/runloop.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/runloop.pc"
+  DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT development)
 
 # ---- CMake package: find_package(runloop) -> runloop::runloop --------------
 set(RUNLOOP_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/runloop")
 install(EXPORT runloopTargets
   NAMESPACE runloop::
   FILE runloopTargets.cmake
-  DESTINATION "${RUNLOOP_CMAKE_DIR}")
+  DESTINATION "${RUNLOOP_CMAKE_DIR}"
+  COMPONENT development)
 # The config file's template, written here to keep packaging in one file.
-file(WRITE "${CMAKE_BINARY_DIR}/runloopConfig.cmake.in" [=[
+file(WRITE "${PROJECT_BINARY_DIR}/runloopConfig.cmake.in" [=[
 # runloop's CMake package:
 #
 #   find_package(runloop 0.1 REQUIRED)
 #   target_link_libraries(app PRIVATE runloop::runloop)
 #
 # runloop::runloop is the shared library librunloop.so.0 with its headers
-# (#include <runloop/runloop.h>).  It finds the Swift runtime through its
-# own RUNPATH: programs linking it need nothing more.
+# (#include <runloop/runloop.h>).  Programs linking it need nothing more
+# (the Swift runtime is linked into it, or found through its RUNPATH).
 @PACKAGE_INIT@
 
 include("${CMAKE_CURRENT_LIST_DIR}/runloopTargets.cmake")
 check_required_components(runloop)
 ]=])
-configure_package_config_file("${CMAKE_BINARY_DIR}/runloopConfig.cmake.in"
-  "${CMAKE_BINARY_DIR}/runloopConfig.cmake"
+configure_package_config_file("${PROJECT_BINARY_DIR}/runloopConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/runloopConfig.cmake"
   INSTALL_DESTINATION "${RUNLOOP_CMAKE_DIR}")
-# Same major version = same SONAME = compatible (see version.h).
-write_basic_package_version_file("${CMAKE_BINARY_DIR}/runloopConfigVersion.cmake"
+# Compatible versions: while the major version is 0 the API may change at
+# each minor version, so find_package(runloop 0.1) accepts 0.1.x only; from
+# 1.0 on, the same major version (see version.h).
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(_rl_compatibility SameMinorVersion)
+else()
+  set(_rl_compatibility SameMajorVersion)
+endif()
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/runloopConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY ${_rl_compatibility})
 install(FILES
-  "${CMAKE_BINARY_DIR}/runloopConfig.cmake"
-  "${CMAKE_BINARY_DIR}/runloopConfigVersion.cmake"
-  DESTINATION "${RUNLOOP_CMAKE_DIR}")
+  "${PROJECT_BINARY_DIR}/runloopConfig.cmake"
+  "${PROJECT_BINARY_DIR}/runloopConfigVersion.cmake"
+  DESTINATION "${RUNLOOP_CMAKE_DIR}"
+  COMPONENT development)
+
+# ---- CPack: .deb (runtime + -dev) and .tar.gz -------------------------------
+set(CPACK_PACKAGE_NAME runloop)
+set(CPACK_PACKAGE_VENDOR "runloop")
+set(CPACK_PACKAGE_CONTACT "runloop maintainers <runloop@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "CFRunLoop for Linux: per-thread event loops with a C ABI")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_CURRENT_SOURCE_DIR}/LICENSE")
+set(CPACK_PACKAGE_FILE_NAME "runloop-${PROJECT_VERSION}-${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}")
+set(CPACK_GENERATOR "DEB;TGZ")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+# The tarball holds everything (lib/, include/, share/); the .deb is split.
+set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime development)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_LICENSE "Apache-2.0")
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/runloop/runloop")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME "librunloop${PROJECT_VERSION_MAJOR}")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "librunloop-dev")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
+  "librunloop${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
+# Honest dependencies (libc6 (>= the glibc linked against), ...).
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# A parent project that builds runloop as a subproject packages itself.
+if(PROJECT_IS_TOP_LEVEL)
+  include(CPack)
+endif()
 
 # ---- examples and ecosystem tests ------------------------------------------
 # Deferred to the end of the top-level CMakeLists.txt (after enable_testing()

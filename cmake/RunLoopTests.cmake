@@ -92,7 +92,7 @@ foreach(_rl_test_src IN LISTS RUNLOOP_C_TESTS)
     # The C compiler of the project is gcc (no blocks): compile this one
     # with the Swift toolchain's clang in a custom command (DWARF 4: the
     # valgrind 3.19 of Debian 12 cannot read clang's DWARF 5).
-    set(_rl_exe "${CMAKE_BINARY_DIR}/${_rl_stem}")
+    set(_rl_exe "${PROJECT_BINARY_DIR}/${_rl_stem}")
     get_filename_component(_rl_blocks_dir "${RUNLOOP_BLOCKS_RUNTIME}" DIRECTORY)
     # RUNPATH applies to an object's own DT_NEEDED only: the test needs the
     # BlocksRuntime directory itself, librunloop's RUNPATH does not cover it.
@@ -193,7 +193,7 @@ add_test(NAME abi_symbols_check
     --cc "${_rl_abi_cc}"
     --strict-exports
     --soname "librunloop.so.${PROJECT_VERSION_MAJOR}"
-    --runpath "${RUNLOOP_SWIFT_RUNTIME_DIR}")
+    "$<IF:$<BOOL:${RUNLOOP_STATIC_SWIFT_RUNTIME}>,--self-contained,--runpath=${RUNLOOP_SWIFT_RUNTIME_DIR}>")
 set_tests_properties(abi_symbols_check PROPERTIES LABELS abi TIMEOUT 60)
 
 # 3. The public header alone is clean C99 for gcc (-Wall -Wextra -Wpedantic

@@ -21,9 +21,12 @@
 #                     an RL* function (the version script's job)
 #   --soname NAME     also check the library's SONAME
 #   --runpath DIR     also check that the library's RUNPATH contains DIR
+#   --self-contained  also check that the library needs no Swift runtime
+#                     library (no NEEDED libswift*, libdispatch or
+#                     libBlocksRuntime) and has no RUNPATH: the static build
 set -euo pipefail
 
-lib="" include="" swift_header="" cc="" strict=0 soname="" runpath=""
+lib="" include="" swift_header="" cc="" strict=0 soname="" runpath="" self_contained=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --lib) lib="$2"; shift 2 ;;
@@ -33,6 +36,8 @@ while [[ $# -gt 0 ]]; do
     --strict-exports) strict=1; shift ;;
     --soname) soname="$2"; shift 2 ;;
     --runpath) runpath="$2"; shift 2 ;;
+    --runpath=*) runpath="${1#--runpath=}"; shift ;;
+    --self-contained) self_contained=1; shift ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "symbols_check: unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -134,6 +139,14 @@ compare() { # compare <a-file> <a-label> <b-file> <b-label>
 
 compare "$tmp/header.txt" "the header" "$tmp/exports.txt" "the library exports"
 
+# Every export carries the version node of cmake/runloop.map (RUNLOOP_x.y).
+unversioned="$(awk '$2 == "T" && $3 ~ /^RL/ && $3 !~ /@@RUNLOOP_[0-9]+\.[0-9]+$/ { print $3 }' "$tmp/nm.txt")"
+if [[ -n "$unversioned" ]]; then
+  fail "exports without a RUNLOOP_x.y version node:"; sed 's/^/    /' <<< "$unversioned" | head -5
+else
+  echo "symbol versions:  $(awk '$2 == "T" && $3 ~ /^RL/ { sub(/.*@@/, "", $3); print $3 }' "$tmp/nm.txt" | sort -u | tr '\n' ' ')"
+fi
+
 if [[ -n "$swift_header" ]]; then
   echo "Swift @c decls:   $(wc -l < "$tmp/swift.txt") ($(basename "$swift_header"))"
   compare "$tmp/exports.txt" "the library exports" "$tmp/swift.txt" \
@@ -150,6 +163,19 @@ if [[ $strict == 1 ]]; then
     head -20 <<< "$others" | sed 's/^/    /'
   else
     echo "exports:          RL* functions only"
+  fi
+fi
+
+if [[ $self_contained == 1 ]]; then
+  dyn="$(readelf -d "$lib")"
+  needed="$(sed -nE 's/.*\(NEEDED\).*\[(.*)\].*/\1/p' <<< "$dyn" | tr '\n' ' ')"
+  got="$(sed -nE 's/.*\((RUNPATH|RPATH)\).*\[(.*)\].*/\2/p' <<< "$dyn")"
+  if [[ " $needed" == *" libswift"* || " $needed" == *" libdispatch"* || " $needed" == *" libBlocksRuntime"* ]]; then
+    fail "a self-contained library needs only system libraries; NEEDED: $needed"
+  elif [[ -n "$got" ]]; then
+    fail "a self-contained library has no RUNPATH; got '$got'"
+  else
+    echo "self-contained:   NEEDED $needed(no RUNPATH)"
   fi
 fi
 

@@ -7,6 +7,12 @@
 #                                             `pkg-config runloop`; run it
 #   check_consumer.sh cmake      WORK         build it with find_package(runloop)
 #                                             (a separate CMake project); run it
+#   check_consumer.sh subproject WORK SRC    build Tests/consumer/subproject,
+#                                             which adds runloop (SRC) with
+#                                             add_subdirectory; run it
+#   check_consumer.sh swiftpm-version WORK SRC VERSION  the same package
+#                                             depending on a tagged git copy of
+#                                             SRC with `from: VERSION`
 #   check_consumer.sh swiftpm    WORK VERSION build Tests/consumer/swiftpm (a
 #                                             package depending on this one by
 #                                             path) with swift build; run it
@@ -64,6 +70,17 @@ case "$mode" in
     [[ ! -e "$prefix/include/module.modulemap" ]] || fail "include/module.modulemap was installed"
     echo "OK: installed runloop $version into $prefix (SONAME $soname)"
     ;;
+  subproject)
+    work="$2" src="$3"
+    rm -rf "$work/subproject"
+    cmake -S "$here/subproject" -B "$work/subproject" -G Ninja -DRUNLOOP_SOURCE_DIR="$src" \
+      || fail "configuring a project that adds runloop as a subproject"
+    cmake --build "$work/subproject" || fail "building it"
+    [[ -z "$(find "$work/subproject" -maxdepth 2 -name 'test_*' -type f)" ]] || fail "test programs were built"
+    version="$(sed -nE 's/^#define RL_VERSION_STRING "(.*)"/\1/p' "$src/include/runloop/version.h")"
+    compare "$work/subproject/consumer" "$version"
+    echo "OK: runloop::runloop from add_subdirectory, no tests, examples or packages of its own"
+    ;;
   pkgconfig)
     work="$2" cc="$3" prefix="$2/prefix"
     export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
@@ -93,6 +110,36 @@ case "$mode" in
     swift build --package-path "$here/swiftpm" --scratch-path "$work/swiftpm"
     compare "$(swift build --package-path "$here/swiftpm" --scratch-path "$work/swiftpm" --show-bin-path)/RunLoopConsumer" "$version"
     echo "OK: SwiftPM package depending on runloop by path built and ran"
+    ;;
+  swiftpm-version)
+    # runloop as a versioned dependency: a throwaway git repository of the
+    # project's files (tracked and untracked, not ignored) tagged VERSION,
+    # and a copy of Tests/consumer/swiftpm that asks for `from: "VERSION"`.
+    # SwiftPM refuses a dependency with unsafe build flags this way.
+    work="$2" src="$3" version="$4"
+    # SwiftPM refuses unsafe flags in a version-based dependency whose
+    # manifest says tools 6.1 (the defect this test was written for), but
+    # allows them from tools 6.2 on: keep the manifest free of them anyway.
+    ! grep -n 'unsafeFlags' "$src/Package.swift" || fail "Package.swift uses unsafeFlags"
+    base="$work/swiftpm-version" repo="$work/swiftpm-version/runloop" pkg="$work/swiftpm-version/consumer"
+    rm -rf "$base"
+    mkdir -p "$repo" "$pkg"
+    ( cd "$src" && git ls-files -z -co --exclude-standard ) | ( cd "$src" && xargs -0 cp --parents -t "$repo" )
+    git -C "$repo" init -q
+    git -C "$repo" add -A
+    git -C "$repo" -c user.name=runloop-test -c user.email=test@localhost commit -q -m "runloop $version"
+    git -C "$repo" tag "$version"
+    cp -r "$here/swiftpm/Sources" "$pkg/"
+    # A remote URL, which git maps to the repository: SwiftPM treats a
+    # file:// URL as a local package and would allow unsafe flags there.
+    url="https://runloop.invalid/runloop.git"
+    export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="url.$repo/.git.insteadOf" GIT_CONFIG_VALUE_0="$url"
+    sed -e "s|\.package(name: \"runloop\", path: \"../../..\")|.package(url: \"$url\", from: \"$version\")|" \
+      "$here/swiftpm/Package.swift" > "$pkg/Package.swift"
+    grep -q "from: \"$version\"" "$pkg/Package.swift" || fail "could not point the consumer at the tagged repository"
+    swift build --resolver-fingerprint-checking warn --package-path "$pkg" --scratch-path "$pkg/.build" || fail "swift build of a package depending on runloop from: $version"
+    compare "$(swift build --package-path "$pkg" --scratch-path "$pkg/.build" --show-bin-path)/RunLoopConsumer" "$version"
+    echo "OK: SwiftPM package depending on runloop by version ($version, a tagged git repository) built and ran"
     ;;
   *) sed -n '2,19p' "$0"; exit 2 ;;
 esac

@@ -36,6 +36,14 @@
  *
  * Strings returned by RLCopyDescription() are malloc()ed: free() them.
  *
+ * Linking: librunloop.so.0 (symbols versioned RUNLOOP_0.1) carries the Swift
+ * runtime inside it, hidden, and needs only libc, libm, libstdc++ and
+ * libgcc_s: C programs and FFI users need no Swift toolchain.  A Swift
+ * program should use the SwiftPM products (RunLoopKit, or `runloop` with
+ * `import CRunLoop`) instead, which share the program's own runtime.  Each
+ * copy of the library loaded into a process is a separate engine with its
+ * own loops and handles: pass a handle only to the copy that made it.
+ *
  * ----------------------------------------------------------------------------
  * Threads
  * ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.3
 // A Swift package that uses runloop the way another project would: as a
 // dependency by path, through its `runloop` library product.
 // Built and run by ctest (consumer_swiftpm, Tests/consumer/check_swiftpm.sh).
