@@ -1,5 +1,6 @@
 import CRunLoopShims
 import Synchronization
+import Glibc
 
 /// The kinds of object a C handle can name.  The raw values are the
 /// public type IDs (RLRunLoopGetTypeID() and friends).
@@ -69,6 +70,11 @@ package class Handled: @unchecked Sendable {
 /// of going through `shared`'s lazy initialization on every call.
 private let handlePages = Atomic<UInt>(0)
 
+/// This copy's handle tag in the top byte (see `HandleTable.tag`), set when
+/// the table is made, before any handle exists; statically initialized like
+/// `handlePages`.
+private let handleTagBits = Atomic<UInt64>(0xA5 << 56)
+
 /// The process-wide table behind every C handle.
 ///
 /// A handle is `tag(8) | generation(24) | index(32)`; the tag byte makes a
@@ -83,7 +89,29 @@ private let handlePages = Atomic<UInt>(0)
 package final class HandleTable: @unchecked Sendable {
     package static let shared = HandleTable()
 
-    package static let tag: UInt64 = 0xA5
+    /// The top byte of this copy's handles.  Each copy of the library in a
+    /// process (one linked, another loaded with dlopen RTLD_LOCAL, as ctypes
+    /// loads a wheel's) is a separate engine, and its handles must not name
+    /// another copy's objects: the copy that process-wide symbol lookup
+    /// reaches (RTLD_DEFAULT) uses 0xA5; any other derives its tag from its
+    /// own load address, in 0x80...0xFE without 0xA5 (two such copies
+    /// collide with a chance of 1 in 126).  A handle of another copy is then
+    /// refused as unknown.
+    package static var tag: UInt64 { handleTagBits.load(ordering: .relaxed) >> 56 }
+
+    private static func chooseTag() -> UInt64 {
+        let own = unsafeBitCast(rlInternalHotWordDirectory as @convention(c) (UInt32) -> UnsafeRawPointer?,
+                                to: UnsafeRawPointer.self)
+        // nil when no copy is reachable that way (a Swift program with the
+        // engine inside, or only RTLD_LOCAL copies).
+        let global: UnsafeMutableRawPointer? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "RLInternalHotWordDirectory")
+        if let global, UnsafeRawPointer(global) == own { return 0xA5 }
+        var x = UInt64(UInt(bitPattern: own)) >> 12
+        x ^= x >> 17
+        x &*= 0x9E37_79B9_7F4A_7C15
+        let t = 0x80 + (x >> 32) % 126  // 0x80...0xFD
+        return t >= 0xA5 ? t + 1 : t    // 0x80...0xFE without 0xA5
+    }
     package static let pageBits = 12
     package static let pageSize = 1 << pageBits
     package static let maxPages = 1 << 14
@@ -104,14 +132,20 @@ package final class HandleTable: @unchecked Sendable {
     private let nextFresh = Atomic<UInt32>(0)
 
     private init() {
-        assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1))
-               && Self.handleBits == Self.tag << 56)
+        assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1)))
+        handleTagBits.store(Self.chooseTag() << 56, ordering: .relaxed)
         pages = .allocate(capacity: Self.maxPages)
         pages.initialize(repeating: nil, count: Self.maxPages)
         handlePages.store(UInt(bitPattern: pages), ordering: .releasing)
     }
 
-    package static func isHandle(_ raw: UInt) -> Bool { UInt64(raw) >> 56 == tag }
+    /// Whether `raw` is in the handle space: a top byte 0x80...0xFE, which
+    /// no user-space pointer has (so it is not a mode name's string) — this
+    /// copy's handles, or another copy's, which every lookup then refuses.
+    package static func isHandle(_ raw: UInt) -> Bool {
+        let top = UInt64(raw) >> 56
+        return top >= 0x80 && top != 0xFF
+    }
 
     /// The page directory (`maxPages` page pointers, made with the table
     /// and never moved), for the C header's inline fast paths.
@@ -131,10 +165,10 @@ package final class HandleTable: @unchecked Sendable {
         return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + Int(index >> UInt32(pageBits)))
     }
 
-    /// A handle has the tag and an index below `maxPages * pageSize`
+    /// A handle has this copy's tag and an index below `maxPages * pageSize`
     /// (2^26) when these bits of it are `handleBits`: one test.
     private static let handleMask: UInt64 = 0xFF00_0000_FC00_0000
-    private static let handleBits: UInt64 = 0xA500_0000_0000_0000
+    private static var handleBits: UInt64 { handleTagBits.load(ordering: .relaxed) }
 
     // A slot's state word and object word are adjacent (a pin reads both,
     // a release writes both: one cache line).
