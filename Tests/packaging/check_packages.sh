@@ -47,6 +47,15 @@ dyn="$(readelf -d "$lib")"
 for f in include/runloop/runloop.h lib/pkgconfig/runloop.pc lib/cmake/runloop/runloopConfig.cmake share/doc/runloop/LICENSE; do
   [[ -f "$work/root/usr/$f" ]] || fail "not in the packages: usr/$f"
 done
+# The C API reference (cmake/Docs.cmake) goes into the -dev package when it
+# was built (doxygen found); without doxygen the packages are made anyway.
+if [[ -f "$build/docs/html/index.html" ]]; then
+  [[ -f "$work/root/usr/share/doc/runloop/html/index.html" ]] || fail "the HTML reference is built but not in the packages"
+  [[ "$(dpkg-deb -c "${dev[0]}")" == *share/doc/runloop/html/index.html* ]] || fail "the HTML reference is not in librunloop-dev"
+  echo "librunloop-dev carries the C API reference (usr/share/doc/runloop/html)"
+else
+  echo "note: no HTML reference in $build/docs (no doxygen): packages made without it"
+fi
 listing="$(tar -tzf "${tgz[0]}")"
 grep -q 'include/runloop/runloop.h' <<<"$listing" || fail "the tarball has no headers"
 grep -q 'lib/librunloop.so' <<<"$listing" || fail "the tarball has no library"
