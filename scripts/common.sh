@@ -12,18 +12,19 @@ stage() {
   printf '\n==== [%3ds] %s ====\n' "$((SECONDS - RUNLOOP_T0))" "$*"
 }
 
-# ensure_tools: install cmake, ninja, pkg-config, valgrind and libffi-dev
-# (Debian packages) when any of them is missing.  Needs root or sudo.
+# ensure_tools [TOOL...]: install cmake, ninja, pkg-config, valgrind and
+# libffi-dev (Debian packages), and each TOOL (a command named like its
+# package, e.g. doxygen), when any of them is missing.  Needs root or sudo.
 ensure_tools() {
-  local missing=() tool
-  for tool in cmake ninja valgrind pkg-config; do
+  local missing=() tool extra=("$@")
+  for tool in cmake ninja valgrind pkg-config "${extra[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if command -v pkg-config >/dev/null 2>&1 && ! pkg-config --exists libffi; then
     missing+=("libffi")
   fi
   if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "tools present: cmake ninja valgrind pkg-config libffi"
+    echo "tools present: cmake ninja valgrind pkg-config libffi${extra[*]:+ ${extra[*]}}"
     return 0
   fi
   echo "missing: ${missing[*]}"
@@ -36,12 +37,12 @@ ensure_tools() {
     sudo=(sudo)
   fi
   command -v apt-get >/dev/null 2>&1 || { echo "no apt-get: install ${missing[*]} by hand"; return 1; }
-  echo "+ apt-get update && apt-get install -y cmake ninja-build libffi-dev pkg-config valgrind"
+  echo "+ apt-get update && apt-get install -y cmake ninja-build libffi-dev pkg-config valgrind ${extra[*]}"
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
     && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-         cmake ninja-build libffi-dev pkg-config valgrind \
+         cmake ninja-build libffi-dev pkg-config valgrind "${extra[@]}" \
     || return 1
-  for tool in cmake ninja valgrind pkg-config; do
+  for tool in cmake ninja valgrind pkg-config "${extra[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || { echo "still missing after install: $tool"; return 1; }
   done
 }

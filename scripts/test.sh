@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of runloop, from a fresh clone or again:
-#   1. installs cmake / ninja / valgrind / pkg-config / libffi-dev if missing
+#   1. installs cmake / ninja / valgrind / pkg-config / libffi-dev / doxygen
+#      if missing
 #   2. swift build, swift test          (SwiftPM: the Swift unit tests)
 #   3. cmake configure + build (Ninja)  (librunloop.so.0, C tests, demo)
-#   4. ctest: C tests and ABI checks
+#   4. ctest: C tests, ABI checks, packaging and docs (C reference, DocC)
 #   5. ctest: valgrind memcheck of every C test
 # The last line is `ALL TESTS PASSED` (exit 0) or `TESTS FAILED: <stage>`
 # (exit 1).
@@ -26,7 +27,7 @@ failed() {
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 stage "1/5 tools"
-ensure_tools || failed "installing tools"
+ensure_tools doxygen || failed "installing tools"
 
 if [[ "${RUNLOOP_SKIP_SWIFTPM:-0}" != 1 ]]; then
   stage "2/5 swift build"
