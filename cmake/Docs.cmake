@@ -3,7 +3,9 @@
 #
 #   cmake --build build --target docs     -> build/docs/html/index.html
 #
-# The target exists only when doxygen is found (apt-get install doxygen).
+# The target exists only when doxygen is found (apt-get install doxygen);
+# in a parent project (add_subdirectory, FetchContent) it is runloop_docs,
+# so it cannot clash with the parent's own `docs`.
 # The headers' plain /* */ comments are read as documentation through
 # docs/api/doxy-filter.awk (docs/api/Doxyfile.in); doxygen's warnings go to
 # build/docs/doxygen-warnings.log and never fail the build.
@@ -24,6 +26,11 @@ endif()
 option(RUNLOOP_BUILD_DOCS "Build the C API reference (Doxygen HTML) with the default target" ${_rl_docs_default})
 
 set(RUNLOOP_DOCS_OUTPUT "${PROJECT_BINARY_DIR}/docs")
+if(PROJECT_IS_TOP_LEVEL)
+  set(RUNLOOP_DOCS_TARGET docs)
+else()
+  set(RUNLOOP_DOCS_TARGET runloop_docs)
+endif()
 if(DOXYGEN_FOUND AND RUNLOOP_AWK)
   set(RUNLOOP_DOCS_INPUT "${CMAKE_CURRENT_SOURCE_DIR}/include/runloop")
   set(RUNLOOP_DOCS_FILTER "${CMAKE_CURRENT_SOURCE_DIR}/docs/api/doxy-filter.awk")
@@ -44,9 +51,9 @@ if(DOXYGEN_FOUND AND RUNLOOP_AWK)
   else()
     set(_rl_docs_all "")
   endif()
-  add_custom_target(docs ${_rl_docs_all}
+  add_custom_target(${RUNLOOP_DOCS_TARGET} ${_rl_docs_all}
     DEPENDS "${RUNLOOP_DOCS_OUTPUT}/html/index.html")
-  message(STATUS "docs: C API reference with doxygen ${DOXYGEN_VERSION} (target docs)")
+  message(STATUS "docs: C API reference with doxygen ${DOXYGEN_VERSION} (target ${RUNLOOP_DOCS_TARGET})")
 else()
   message(STATUS "docs: no doxygen (or awk): no docs target, packages carry no HTML reference")
 endif()
@@ -63,10 +70,10 @@ install(DIRECTORY "${RUNLOOP_DOCS_OUTPUT}/html/"
 #   docs_docc       builds the DocC catalogue of RunLoopKit with the
 #                   toolchain's docc (docs/build-docc.sh), when docc exists
 if(RUNLOOP_BUILD_TESTS)
-  if(TARGET docs)
+  if(TARGET ${RUNLOOP_DOCS_TARGET})
     add_test(NAME docs_reference
       COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/Tests/docs/check_reference.sh"
-        "${PROJECT_BINARY_DIR}" "${RUNLOOP_DOCS_OUTPUT}/html")
+        "${PROJECT_BINARY_DIR}" "${RUNLOOP_DOCS_OUTPUT}/html" ${RUNLOOP_DOCS_TARGET})
     set_tests_properties(docs_reference PROPERTIES LABELS docs TIMEOUT 120)
   else()
     message(STATUS "docs_reference: skipped (no doxygen)")

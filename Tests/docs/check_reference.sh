@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The C API reference (ctest docs_reference, label docs; issue 23):
 #
-#   check_reference.sh BUILD HTML_DIR
+#   check_reference.sh BUILD HTML_DIR [TARGET]
 #
-# builds the `docs` target (Doxygen, cmake/Docs.cmake) in BUILD, then checks
+# builds the docs target (TARGET: docs, runloop_docs in a parent project) (Doxygen, cmake/Docs.cmake) in BUILD, then checks
 # that HTML_DIR/runloop_8h.html documents key functions with the text of
 # their comments in include/runloop/runloop.h (each phrase must follow the
 # function's own heading, within its entry), and that the header's opening
 # comment (ownership, threads) is the file's description.
 set -euo pipefail
-build="$1" html="$2"
+build="$1" html="$2" target="${3:-docs}"
 fail() { echo "FAIL: $*"; exit 1; }
 
-cmake --build "$build" --target docs
+cmake --build "$build" --target "$target"
 page="$html/runloop_8h.html"
 [[ -f "$html/index.html" ]] || fail "no $html/index.html"
 [[ -f "$page" ]] || fail "no page for runloop.h ($page)"
