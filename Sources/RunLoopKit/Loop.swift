@@ -122,7 +122,10 @@ public final class Loop: Sendable, Hashable, CustomStringConvertible {
     /// worker.wakeUp()
     /// ```
     ///
-    /// - Parameter work: runs on the loop's thread, hence `@Sendable`.
+    /// - Parameters:
+    ///   - modes: the modes in which it may run (any of them).
+    ///   - work: runs on the loop's thread, hence `@Sendable`.
+    /// - Returns: whether the work was queued.
     @discardableResult
     public func perform(in modes: [Mode] = [.common], _ work: @escaping @Sendable () -> Void) -> Bool {
         var names: [ModeName] = []

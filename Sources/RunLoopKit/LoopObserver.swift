@@ -31,8 +31,10 @@ public final class LoopObserver: Sendable, Hashable, CustomStringConvertible {
 
     /// An observer of `activities`.
     /// - Parameters:
+    ///   - activities: the points of a pass it is called at.
     ///   - repeats: false to be called once, then invalidated.
     ///   - order: lower runs first among observers of one activity.
+    ///   - handler: called on the loop's thread (see ``Handler``).
     public init(activities: Loop.Activity, repeats: Bool = true, order: Int = 0, _ handler: @escaping Handler) {
         engine = RunLoopCore.Observer(activities: activities.rawValue, repeats: repeats, order: order, callout: { observer, activity in
             handler(LoopObserver(retaining: observer), Loop.Activity(rawValue: activity))
