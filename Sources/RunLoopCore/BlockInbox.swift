@@ -374,6 +374,18 @@ package struct BlockInbox: @unchecked Sendable {
         return Int((rl_atomic_load(tail) &- rl_atomic_load(head)) & Self.positionMask) + overflowCount.pointee
     }
 
+    /// In a fork child (HandleTable.disownAfterFork; only this thread
+    /// exists): the ring is closed with no wait (producers that had
+    /// claimed a cell are threads the child does not have; the blocks in
+    /// it are the parent's and are never run), and its overflow lock is
+    /// freed in case one of them held it, so a producer finds the ring
+    /// closed instead of spinning.  A ring of a free slot was closed
+    /// already; the next loop to take the slot reopens it as usual.
+    func disownAfterFork() {
+        rl_atomic_store(tail, rl_atomic_load(tail) & Self.positionMask)
+        rl_atomic_store(lock, 0)
+    }
+
     /// Closes the ring: no block is queued from here.  Waits for the
     /// blocks already claimed and appends every block left to `blocks`
     /// (ring first, then overflow), and frees the overflow array.

@@ -14,6 +14,7 @@ package enum ErrorCode: Int32, Sendable {
     case loopGone = 6
     case overRelease = 7
     case resources = 8
+    case forked = 9
 
     package var summary: String {
         switch self {
@@ -25,6 +26,7 @@ package enum ErrorCode: Int32, Sendable {
         case .loopGone: return "the run loop's thread has exited"
         case .overRelease: return "released more times than retained"
         case .resources: return "out of resources"
+        case .forked: return "the object was created before fork(): it belongs to the parent process"
         }
     }
 }
@@ -44,6 +46,7 @@ package final class ErrorChannel: @unchecked Sendable {
     private let handler = Locked<(callback: RLErrorHandler?, info: UnsafeMutableRawPointer?)>((nil, nil))
 
     private init() {
+        Fork.install()
         pthread_key_create(&key) { raw in
             if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
         }
@@ -71,6 +74,10 @@ package final class ErrorChannel: @unchecked Sendable {
             last.message = ""
         }
     }
+
+    /// Fork.swift only (see Locked.lockForFork).
+    package func lockForFork() { handler.lockForFork() }
+    package func unlockAfterFork() { handler.unlockAfterFork() }
 
     package func setHandler(_ callback: RLErrorHandler?, _ info: UnsafeMutableRawPointer?) {
         handler.withLock { $0 = (callback, info) }

@@ -54,6 +54,11 @@ package class Handled: @unchecked Sendable {
     /// Called once, with no lock held, when the last reference goes.
     package func finalize() {}
 
+    /// Whether the one reference left is the library's own, which no
+    /// RLRelease may drop (a live thread's loop: see Loop); such a release
+    /// is refused as an over-release.  Asked only when the count is 1.
+    package func keepsLastReference() -> Bool { false }
+
     /// Adds a reference the library itself holds.
     package final func retainRef() { HandleTable.retainKnown(handle) }
     /// Drops a reference; may run `finalize()` (user code): never call it
@@ -132,6 +137,7 @@ package final class HandleTable: @unchecked Sendable {
     private let nextFresh = Atomic<UInt32>(0)
 
     private init() {
+        Fork.install()
         assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1)))
         handleTagBits.store(Self.chooseTag() << 56, ordering: .relaxed)
         pages = .allocate(capacity: Self.maxPages)
@@ -300,7 +306,9 @@ package final class HandleTable: @unchecked Sendable {
         }
     }
 
-    package enum LookupError: Error { case null, stale, wrongType }
+    /// `forked`: the handle was live when this process was forked from
+    /// its parent (see `disownAfterFork`).
+    package enum LookupError: Error { case null, stale, wrongType, forked }
 
     /// The result of `pin`: the object's pointer (the table's +1 Swift
     /// reference keeps it alive while pinned) or why the handle was refused.
@@ -321,7 +329,9 @@ package final class HandleTable: @unchecked Sendable {
         let generation = Self.generation(handle: handle)
         var current = rl_atomic_load(state)
         while true {
-            guard Self.generation(current) == generation, Self.count(current) > 0 else { return .failed(.stale) }
+            guard Self.generation(current) == generation, Self.count(current) > 0 else {
+                return .failed(Self.isDisowned(current) ? .forked : .stale)
+            }
             if let kind, (current >> 32) & 0xFF != UInt64(kind.rawValue) { return .failed(.wrongType) }
             guard Self.count(current) < 0xFFFF_FFFF else { return .failed(.stale) }
             let seen = rl_atomic_cas_value(state, current, current + 1)
@@ -461,6 +471,58 @@ package final class HandleTable: @unchecked Sendable {
         return Self.count(state)
     }
 
+    /// Whether the object in a slot whose count is 1 refuses to lose it
+    /// (Handled.keepsLastReference).  The caller claims that reference, so
+    /// the object is alive.
+    private static func keepsLastReference(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> Bool {
+        guard let object = rl_atomic_load_ptr(objectPtr(page, index)) else { return false }
+        return Unmanaged<Handled>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.keepsLastReference() }
+    }
+
+    // MARK: fork (Fork.swift)
+
+    /// A slot disowned by a fork child: generation 0 (which no handle
+    /// names: register and release skip it) with references left.
+    @inline(__always)
+    private static func isDisowned(_ state: UInt64) -> Bool {
+        generation(state) == 0 && count(state) > 0
+    }
+
+    /// Fork.swift only: the page lock is held across fork() (a leaf: a
+    /// page is allocated under it, nothing else is taken).
+    package func lockForFork() { pageLock.lock() }
+    package func unlockAfterFork() { pageLock.unlock() }
+
+    /// In the fork child, before anything else runs: every object live at
+    /// the fork is the parent's.  Its slot's generation becomes 0, so
+    /// every handle to it is refused (`pin` and `release` report
+    /// kRLErrorForked) and the slot is never freed (the object is never
+    /// finalized: its locks may be held by threads the child does not
+    /// have); its hot word is cleared, as a last release would, so the
+    /// header's fast paths read nothing and fall through to a call.  Every
+    /// block inbox is disowned too (BlockInbox.disownAfterFork).  Plain
+    /// loads and stores: only this thread exists.
+    package func disownAfterFork() {
+        let end = min(nextFresh.load(ordering: .relaxed), UInt32(Self.maxPages * Self.pageSize))
+        var index: UInt32 = 0
+        while index < end {
+            // A page another thread was about to make (it waited for the
+            // page lock, held by Fork): no slot of it was ever used.
+            guard let page = Self.page(index) else {
+                index = (index >> UInt32(Self.pageBits) + 1) << UInt32(Self.pageBits)
+                continue
+            }
+            let state = Self.statePtr(page, index)
+            let current = rl_atomic_load(state)
+            if Self.count(current) > 0 && Self.generation(current) != 0 {
+                rl_atomic_store(Self.hotPtr(page, index), 0)
+                rl_atomic_store(state, current & 0xFF_FFFF_FFFF)  // kind and count kept
+            }
+            if let inbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) { BlockInbox(inbox).disownAfterFork() }
+            index += 1
+        }
+    }
+
     /// Drops one reference; the last one finalizes the object and retires
     /// the slot.  Returns false (with an error report) for a stale handle.
     @discardableResult @inline(never)
@@ -475,7 +537,12 @@ package final class HandleTable: @unchecked Sendable {
         var next: UInt64
         while true {
             guard Self.generation(current) == generation, Self.count(current) > 0 else {
-                reportError(function, .overRelease)
+                reportError(function, Self.isDisowned(current) ? .forked : .overRelease)
+                return false
+            }
+            if Self.count(current) == 1 && Self.keepsLastReference(page, index) {
+                reportError(function, .overRelease, "the last reference is the library's own (RLRunLoopGetCurrent and "
+                            + "RLRunLoopGetMain return loops the caller does not own)")
                 return false
             }
             if Self.count(current) == 1 {

@@ -87,6 +87,9 @@ extension Loop {
             let runLimit = deadline == 0 ? Clock.never : deadline
             let timerWake = timerWakeDeadline(mode)
             insight.enter(.waiting)
+            // A parent's loop in a fork child (fork() from a callout of
+            // this run): its descriptors are the parent's (Fork.swift).
+            if forkGeneration != Fork.generation { return .finished }
             let ready = poller.wait(until: min(timerWake, runLimit), poll: poll)
             if !poll {
                 let cause = poller.wokeBy ?? .wakeUp

@@ -88,6 +88,14 @@ package final class Locked<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
+
+    /// For Fork.swift only: held across fork() (taken by its prepare
+    /// handler, released by its parent and child handlers).
+    package func lockForFork() { pthread_mutex_lock(mutex) }
+    package func unlockAfterFork() { pthread_mutex_unlock(mutex) }
+    /// The state, while `lockForFork` holds the mutex (the fork child
+    /// resets it before releasing).
+    package func withHeldForFork(_ body: (inout State) -> Void) { body(&state) }
 }
 
 /// Shared mutexes, one per cache line, for small per-object state (a
@@ -122,6 +130,20 @@ package enum Stripes {
         }
         return base
     }()
+
+    /// Makes the stripes exist (Fork.prepare: no lazy initialization may
+    /// be under way when the process forks).
+    package static func prepareForFork() { _ = base }
+
+    /// Takes every stripe, in index order (Fork.prepare).  A stripe's
+    /// holder takes no other lock, so this cannot deadlock.
+    package static func lockAllForFork() {
+        for i in 0..<count { pthread_mutex_lock((base + i * stride).assumingMemoryBound(to: pthread_mutex_t.self)) }
+    }
+
+    package static func unlockAllAfterFork() {
+        for i in 0..<count { pthread_mutex_unlock((base + i * stride).assumingMemoryBound(to: pthread_mutex_t.self)) }
+    }
 
     @inline(__always)
     package static func mutex(for owner: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {

@@ -89,6 +89,9 @@ package final class Loop: Handled, @unchecked Sendable {
     package let ownerTID: Int32
     package let isMain: Bool
     package let poller: Poller
+    /// The process's fork generation when the loop was made: a loop of an
+    /// older one is the parent's copy, in a fork child (Fork.swift).
+    package let forkGeneration = Fork.generation
 
     // Guarded by `lock`.
     package var modes: [ModeName: Mode] = [:]
@@ -197,6 +200,16 @@ package final class Loop: Handled, @unchecked Sendable {
         guard inbox == nil, handle != 0, !isDead, !finalized,
               let made = HandleTable.inbox(forLoop: handle) else { return }
         open(made)
+    }
+
+    /// A live thread's loop keeps the reference its thread holds (the
+    /// registry's, dropped at thread exit; the main loop's, never): that
+    /// reference is the library's, so an RLRelease that would drop it
+    /// (CF's classic `CFRelease(CFRunLoopGetCurrent())`) is an
+    /// over-release and is refused.  So a loop cannot be finalized under
+    /// its own thread, which may be running it.
+    package override func keepsLastReference() -> Bool {
+        isMain || lock.withLock { !isDead }
     }
 
     package override func finalize() {
@@ -546,6 +559,10 @@ package final class Loop: Handled, @unchecked Sendable {
     /// or returns to an outer run, and when the running mode's version-1
     /// sources or their interests change.  Lock held.
     package func reconcileDescriptorsLocked(_ mode: Mode) {
+        // A torn-down loop's poller is shut (its descriptors closed):
+        // nothing may reach epoll_ctl, and only this checks, under the lock
+        // that `tearDown` sets `isDead` under before it shuts the poller.
+        if isDead { return }
         let key = (mode: ObjectIdentifier(mode), epoch: descriptorEpoch)
         if let done = watchedFor, done == key { return }
         watchedFor = key
@@ -740,7 +757,10 @@ package final class Loop: Handled, @unchecked Sendable {
 
     /// Empties the loop when its thread exits: every item leaves every
     /// mode (sources get their cancel callouts on this thread), queued
-    /// blocks are dropped, and further adds are refused.
+    /// blocks are dropped, further adds are refused, and the poller's
+    /// three descriptors are closed, however many handles to the loop are
+    /// still retained (a dead loop never sleeps again; see
+    /// Poller.shutdown for the wake-ups that race the close).
     package func tearDown() {
         var deferred = Deferred()
         let dropped: [QueuedBlock] = lock.withLock {
@@ -770,5 +790,11 @@ package final class Loop: Handled, @unchecked Sendable {
             return tearDownHandlers.sorted { $0.key < $1.key }.map(\.value)
         }
         for handler in handlers { handler() }
+        // Last: a teardown handler may still wake the loop (harmless).
+        // From here the loop's descriptors are closed: `isDead` (set above,
+        // under the lock) keeps reconcileDescriptorsLocked from epoll_ctl,
+        // `run` refuses a dead loop (no wait), and wake-ups are settled by
+        // the poller.
+        poller.shutdown()
     }
 }

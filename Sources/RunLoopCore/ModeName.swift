@@ -86,6 +86,7 @@ package final class ModeNames: @unchecked Sendable {
     package let commonName: ModeName
 
     private init() {
+        Fork.install()
         recent = .allocate(capacity: 1 << Self.recentBits)
         recent.initialize(repeating: nil, count: 1 << Self.recentBits)
         var t = Table()
@@ -145,6 +146,11 @@ package final class ModeNames: @unchecked Sendable {
         }
         return name
     }
+
+    /// Fork.swift only: the table's lock is held across fork() (a leaf:
+    /// its holders take no other lock).
+    package func lockForFork() { table.lockForFork() }
+    package func unlockAfterFork() { table.unlockAfterFork() }
 
     package func intern(bytes: [UInt8]) -> ModeName {
         table.withLock { Self.intern(bytes, into: &$0) }

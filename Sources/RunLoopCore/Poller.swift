@@ -1,5 +1,6 @@
 import CRunLoopShims
 import Glibc
+import Synchronization
 
 /// The only code that touches epoll: a loop's wait set holding its wake-up
 /// eventfd and its timerfd.  The loop sleeps in `wait` and nowhere else.
@@ -119,12 +120,49 @@ package final class Poller: @unchecked Sendable {
         timerFD = timer
     }
 
+    /// Set once by `shutdown`; with `writers`, the gate that keeps an
+    /// eventfd write from reaching a closed (and maybe reused) number.
+    private let shut = Atomic<Bool>(false)
+    /// Wakers between deciding to write the eventfd and having written it.
+    private let writers = Atomic<Int>(0)
+
+    /// Closes the three descriptors and frees the buffers, once: when the
+    /// loop is torn down (its thread exited), or finalized if it never
+    /// was.  The loop's thread never waits again after that, and the loop
+    /// makes no epoll_ctl (Loop.reconcileDescriptorsLocked), so the only
+    /// other user of a descriptor is a waker on another thread, which may
+    /// have moved the state from asleep to pending a long time ago (the
+    /// loop has woken since, by a timer, and its thread has exited) and
+    /// not have written the eventfd yet.  `signalEventFD` and this settle
+    /// that race Dekker-style, every access sequentially consistent:
+    ///
+    ///     waker:  writers += 1;  if !shut { write(wakeFD) };  writers -= 1
+    ///     here:   shut = true;   wait until writers == 0;    close
+    ///
+    /// In the single order of those operations, either the waker's load
+    /// of `shut` comes before our exchange, and then its increment does
+    /// too, so our load of `writers` sees it and we wait for its
+    /// decrement, which follows its write; or the load comes after and
+    /// sees `shut`, and the waker writes nothing.  So no write follows the
+    /// close.  (Sequential consistency is needed on both sides: with only
+    /// acquire/release, each side's store could be passed by its own later
+    /// load, and both could miss the other.)  The wait is for one write
+    /// system call at most per waker.
     package func shutdown() {
+        guard !shut.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         tokens.deallocate()
         events.deallocate()
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         Glibc.close(timerFD)
+    }
+
+    /// Writes the wake-up eventfd unless the poller is shut (see `shutdown`).
+    private func signalEventFD() {
+        writers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        if !shut.load(ordering: .sequentiallyConsistent) { _ = rl_eventfd_signal(wakeFD) }
+        writers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
     }
 
     /// True while the loop waits (asleep, or spinning before sleeping).
@@ -146,6 +184,7 @@ package final class Poller: @unchecked Sendable {
     /// Errors from a descriptor the user already closed are ignored: the
     /// kernel dropped it from the set with its last close.
     package func watch(_ fd: Int32, events: UInt32, replacing: Bool) {
+        guard !shut.load(ordering: .relaxed) else { return }  // not reached: see `shutdown`
         let token = Self.fdTokenBase + UInt64(UInt32(bitPattern: fd))
         if replacing, rl_epoll_mod(epollFD, fd, events, token) == 0 { return }
         if rl_epoll_add(epollFD, fd, events, token) != 0, rl_errno() == EEXIST {
@@ -154,6 +193,7 @@ package final class Poller: @unchecked Sendable {
     }
 
     package func unwatch(_ fd: Int32) {
+        guard !shut.load(ordering: .relaxed) else { return }  // not reached: see `shutdown`
         _ = rl_epoll_del(epollFD, fd)
     }
 
@@ -165,7 +205,7 @@ package final class Poller: @unchecked Sendable {
         while !Self.wakeUpWithoutSyscall(state) {
             guard state.load() == Self.asleep else { return }
             if state.compareExchange(expected: Self.asleep, desired: Self.pending).exchanged {
-                _ = rl_eventfd_signal(wakeFD)
+                signalEventFD()
                 return
             }
         }

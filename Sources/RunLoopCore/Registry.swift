@@ -5,6 +5,10 @@ import Synchronization
 /// One loop per thread: found through thread-specific data, created on
 /// first use, torn down by the key's destructor when the thread exits.
 /// The main thread's loop is also reachable from every other thread.
+///
+/// In a fork() child the forking thread's thread-specific loop is the
+/// parent's (a copy made before the fork): it is skipped, and the thread
+/// gets a fresh loop, as the child's main thread (see Fork.swift).
 package final class Registry: @unchecked Sendable {
     package static let shared = Registry()
 
@@ -14,6 +18,7 @@ package final class Registry: @unchecked Sendable {
     private let main = Locked<Loop?>(nil)
 
     private init() {
+        Fork.install()
         pthread_key_create(&key, registryThreadExited)
     }
 
@@ -21,11 +26,14 @@ package final class Registry: @unchecked Sendable {
     /// system refuses descriptors or the handle table is full.
     package func current() -> Loop? {
         if let stored = pthread_getspecific(key) {
-            return Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
+            let loop = Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
+            // Otherwise a parent's loop (this thread forked): left as it
+            // is, its reference never dropped (Fork.swift), and replaced.
+            if loop.forkGeneration == Fork.generation { return loop }
         }
         let loop: Loop?
         if rl_is_main_thread() != 0 {
-            loop = mainLoop()
+            loop = makeMainLoop()
         } else if let fresh = Loop(ownerTID: rl_gettid(), isMain: false), HandleTable.shared.register(fresh) {
             // The thread's reference, dropped at thread exit.
             loop = fresh
@@ -36,8 +44,15 @@ package final class Registry: @unchecked Sendable {
         return loop
     }
 
-    /// The main thread's loop, from any thread.
+    /// The main thread's loop, from any thread.  On the main thread, also
+    /// its thread-specific loop (`current`), so it is torn down if the main
+    /// thread exits with pthread_exit, however it was first asked for (in a
+    /// fork child, the forking thread is the main thread and may well do so).
     package func mainLoop() -> Loop? {
+        rl_is_main_thread() != 0 ? current() : makeMainLoop()
+    }
+
+    private func makeMainLoop() -> Loop? {
         main.withLock { main in
             if let main { return main }
             guard let loop = Loop(ownerTID: getpid(), isMain: true), HandleTable.shared.register(loop) else { return nil }
@@ -46,8 +61,20 @@ package final class Registry: @unchecked Sendable {
         }
     }
 
+    /// Fork.swift only: the main-loop lock is held across fork(); it is
+    /// held while a main loop is made, which takes the handle table's page
+    /// lock (and the mode-name table's): the first lock in Fork's order.
+    package func lockForFork() { main.lockForFork() }
+    package func unlockAfterFork() { main.unlockAfterFork() }
+
+    /// In the fork child (lock held): the parent's main loop is not the
+    /// child's, whose main thread is the forking thread.
+    package func forgetMainAfterFork() { main.withHeldForFork { $0 = nil } }
+
     fileprivate func threadExited(_ stored: UnsafeMutableRawPointer) {
         let loop = Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
+        // A parent's loop, in a fork child: not ours to tear down.
+        guard loop.forkGeneration == Fork.generation else { return }
         loop.tearDown()
         if !loop.isMain { loop.releaseRef() }
     }

@@ -77,10 +77,52 @@
  * that invalidates or releases its own item likewise sees the release when
  * it returns (CF's order for sources and timers).  Each release runs once.
  *
+ * Ownership: RLRunLoopGetCurrent and RLRunLoopGetMain follow CF's Get rule:
+ * the caller does not own the loop they return.  The library holds it for
+ * the thread (for the main loop, for the life of the process).  RLRetain /
+ * RLRelease it in pairs; an RLRelease that would drop the library's own
+ * reference to the loop of a thread that has not exited (CF's classic
+ * CFRelease(CFRunLoopGetCurrent())) is refused and reported as
+ * kRLErrorOverRelease, so a loop is never destroyed under its thread or
+ * while it runs.
+ *
  * A thread's loop is torn down when the thread exits: its items are removed
- * (source cancel callbacks run on the exiting thread) and released.  A
- * handle to that loop retained by another thread stays valid; RLRunLoopStop
- * and RLRunLoopWakeUp on it are harmless.
+ * (source cancel callbacks run on the exiting thread) and released, and its
+ * three descriptors (epoll, eventfd, timerfd) are closed, even while other
+ * threads still retain handles to it.  Such a handle stays valid:
+ * RLRunLoopStop, RLRunLoopWakeUp, RLRunLoopIsWaiting and the Contains /
+ * Remove calls on it are harmless no-ops; adding to it or performing on it
+ * reports kRLErrorLoopGone.  Nothing ever touches the closed descriptor
+ * numbers, which later open()s may reuse.
+ *
+ * ----------------------------------------------------------------------------
+ * fork()
+ * ----------------------------------------------------------------------------
+ * A child made by fork() may not use its parent's loops, nor any other
+ * object that existed at the fork: the child's copy of a loop would share
+ * the parent's epoll set, eventfd and timerfd (the same open file
+ * descriptions) and steal the parent's events.  In the child every handle
+ * that was live at the fork is refused with kRLErrorForked (RLRetain and
+ * RLRelease included); the library never touches such an object again,
+ * nor its loop's inherited descriptors (they are close-on-exec: fork + exec
+ * gives them back; they are not closed in the child).  The parent is never
+ * disturbed.
+ *
+ * The child makes fresh loops: the forking thread is the child's main
+ * thread, and RLRunLoopGetCurrent() and RLRunLoopGetMain() on it return a
+ * new main loop (not the parent's, whether the fork was made on the
+ * parent's main thread or another); RLRunLoopRun / RLRunLoopRunInMode run
+ * that new loop, and threads the child starts get new loops as usual.  A
+ * run of a parent's loop the child returns into (fork() called from a
+ * callout, and the callout returns) ends before it would wait, with
+ * kRLRunLoopRunFinished.  The child's main loop does not serve libdispatch's
+ * main queue.
+ *
+ * fork() from any thread at any time is safe for the library: its
+ * pthread_atfork handlers take its process-wide locks (and finish its
+ * one-time initializations) around the fork, so the child never inherits
+ * one held by a thread it does not have.  They are installed by the
+ * library's first use.
  *
  * ----------------------------------------------------------------------------
  * Time
@@ -175,8 +217,12 @@ enum {
                                      negative descriptor, index out of range, ... */
     kRLErrorWrongLoop = 5,        /* a timer or observer already scheduled on another loop */
     kRLErrorLoopGone = 6,         /* adding to / performing on the loop of an exited thread */
-    kRLErrorOverRelease = 7,      /* RLRelease on an object with no references left */
-    kRLErrorResources = 8         /* out of descriptors or handles */
+    kRLErrorOverRelease = 7,      /* RLRelease on an object with no references left, or
+                                     one that would drop the library's own reference
+                                     to a live thread's loop (see "Threads") */
+    kRLErrorResources = 8,        /* out of descriptors or handles */
+    kRLErrorForked = 9            /* in a fork() child: an object created before the
+                                     fork (it is the parent's; see "fork()") */
 };
 
 /* The calling thread's last error code (kRLErrorNone if none yet). */
@@ -242,10 +288,13 @@ RLArrayRef RLArrayCreateWithModes(const RLRunLoopMode *modes, RLIndex count);
  * Run loops
  * ------------------------------------------------------------------------- */
 
-/* The calling thread's loop, created on first use.  Borrowed: valid until
- * the thread exits (RLRetain it to use it from elsewhere after that). */
+/* The calling thread's loop, created on first use.  Borrowed (Get rule, not
+ * owned: never RLRelease it without an RLRetain of your own): valid until
+ * the thread exits (RLRetain it to use it from elsewhere after that).  In a
+ * fork() child, a new loop (see "fork()"). */
 RLRunLoopRef RLRunLoopGetCurrent(void);
-/* The main thread's loop, from any thread.  Borrowed; lives forever.  While
+/* The main thread's loop, from any thread.  Borrowed (Get rule, not owned);
+ * lives forever.  In a fork() child, the child's own (see "fork()").  While
  * the main thread runs it in a common mode it also serves libdispatch's main
  * queue (dispatch_async(dispatch_get_main_queue(), ...)), as on Darwin; see
  * insight.h. */

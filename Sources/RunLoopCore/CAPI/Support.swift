@@ -40,6 +40,7 @@ extension HandleTable.LookupError {
         case .null: return .nullHandle
         case .stale: return .staleHandle
         case .wrongType: return .wrongType
+        case .forked: return .forked
         }
     }
 }
