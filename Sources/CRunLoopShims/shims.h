@@ -117,6 +117,12 @@ static inline uint64_t rl_atomic_load(const uint64_t *p) {
 static inline void rl_atomic_fence(void) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
+/* A sequentially consistent load (on x86 a plain load): the "already
+ * pending" checks of producers, which publish nothing themselves (see
+ * Poller.swift, "The wake-up protocol"). */
+static inline uint64_t rl_atomic_load_seq_cst(const uint64_t *p) {
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
 /* rl_atomic_fence(), then the load. */
 static inline uint64_t rl_atomic_load_after_fence(const uint64_t *p) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

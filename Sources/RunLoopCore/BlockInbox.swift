@@ -228,7 +228,13 @@ package struct BlockInbox: @unchecked Sendable {
     /// (nothing queued; the caller still owns the block).
     @inline(__always)
     func queue(_ block: QueuedBlock, handle: UInt64) -> Bool {
-        push(block, handle: handle) || pushOverflowing(block, handle: handle)
+        let queued = push(block, handle: handle) || pushOverflowing(block, handle: handle)
+        // The producer's fence of the wake-up protocol (Poller.swift): the
+        // block (or signal entry) is published before this thread next
+        // reads the loop's state, whether to wake it here or in a later
+        // RLRunLoopWakeUp that finds a wake-up already pending.
+        rl_atomic_fence()
+        return queued
     }
 
     /// Queues `block` when `push` could not (the ring full or

@@ -421,16 +421,16 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// Whether the hot word of the live object of `kind` that `raw` names
-    /// is `value`: a fence, one load, one XOR with the handle and one
-    /// comparison with a constant (HotWord).  False for anything else
-    /// (NULL, stale, another kind, another value).  The producers' "already
-    /// pending" checks: a caller that returns on true has published its
-    /// work before, so the load comes after the producer's fence of the
-    /// wake-up protocol (Poller.swift).
+    /// is `value`: one sequentially consistent load (on x86 a plain one),
+    /// one XOR with the handle and one comparison with a constant
+    /// (HotWord).  False for anything else (NULL, stale, another kind,
+    /// another value).  The producers' "already pending" checks; whatever
+    /// the library published before them was followed by a fence where it
+    /// was published (Poller.swift, "The wake-up protocol").
     @inline(__always)
     package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
         guard let word = hotPtrUnchecked(raw) else { return false }
-        return rl_atomic_load_after_fence(word) ^ UInt64(raw) == UInt64(kind.rawValue) << 24 | UInt64(value)
+        return rl_atomic_load_seq_cst(word) ^ UInt64(raw) == UInt64(kind.rawValue) << 24 | UInt64(value)
     }
 
     /// Whether the hot word of the live object of `kind` that `raw` names
@@ -439,7 +439,7 @@ package final class HandleTable: @unchecked Sendable {
     package static func hotWordHas(_ raw: UInt, kind: HandleKind, _ bits: UInt32) -> Bool {
         guard let word = hotPtrUnchecked(raw) else { return false }
         let mask = ~(HotWord.valueLimit - 1) | UInt64(bits)
-        return (rl_atomic_load_after_fence(word) ^ UInt64(raw)) & mask == UInt64(kind.rawValue) << 24 | UInt64(bits)
+        return (rl_atomic_load_seq_cst(word) ^ UInt64(raw)) & mask == UInt64(kind.rawValue) << 24 | UInt64(bits)
     }
 
     /// The hot word's value of the live object of `kind` that `raw` names;

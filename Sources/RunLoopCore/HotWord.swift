@@ -50,6 +50,11 @@ package struct HotWord: @unchecked Sendable {
     @inline(__always)
     package func load() -> UInt32? { Self.decode(rl_atomic_load(word) ^ key) }
 
+    /// A sequentially consistent `load()`: a producer's "already pending"
+    /// check (Poller.swift, "The wake-up protocol").
+    @inline(__always)
+    package func loadSeqCst() -> UInt32? { Self.decode(rl_atomic_load_seq_cst(word) ^ key) }
+
     /// `load()` after a full fence: stores this thread made before it are
     /// visible to whoever writes the word after this load reads it.
     package func loadAfterFence() -> UInt32? { Self.decode(rl_atomic_load_after_fence(word) ^ key) }

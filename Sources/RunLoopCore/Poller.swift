@@ -39,16 +39,21 @@ import Synchronization
 /// wake-up, the loop reads its queue as empty and sleeps, and the item
 /// waits for an unrelated wake-up (issue 22; test_rl_wake_pingpong).  So
 /// each side has a sequentially consistent fence between its store and its
-/// load: the producer's in `wakeUpWithoutSyscall` (and in the "already
-/// pending" checks of HandleTable.hotWordIs/hotWordHas, Source.signal and
-/// fastpath.h, which also decide that nothing need be done), the loop's at
-/// the end of `acceptWakeUps`.  The two fences are ordered one way or the
-/// other: if the producer's comes first, the loop's reads after its fence
-/// see the item; if the loop's comes first, the producer's load sees
-/// "awake" (or a later state) and it makes the wake-up pending, so the
-/// loop's next sleep returns at once.  Every state a producer acts on
-/// (awake, spinning, asleep) ends the loop's next or current sleep, and
-/// every state it skips (pending, ignoring) is followed by a pass top
+/// load.  The producer's is where the library publishes: at the end of
+/// BlockInbox.queue (blocks and signal entries), in Source.signal after
+/// queueing, and in `wakeUpWithoutSyscall` (wake-ups the library makes
+/// after publishing under a lock); a lock's release and acquire order the
+/// rest.  So the "already pending, nothing to do" checks that follow a
+/// publish (HandleTable.hotWordIs/hotWordHas, Source.signal,
+/// signalAndWakeUp, fastpath.h) need only a sequentially consistent load,
+/// a plain load on x86.  The loop's fence is at the end of
+/// `acceptWakeUps`.  The two fences are ordered one way or the other: if
+/// the producer's comes first, the loop's reads after its own fence see
+/// the item; if the loop's comes first, the producer's load sees "awake"
+/// (or a later state) and it makes the wake-up pending, so the loop's next
+/// sleep returns at once.  Every state a producer acts on (awake,
+/// spinning, asleep) ends the loop's next or current sleep, and every
+/// state it skips (pending, ignoring) is followed by a pass top
 /// (`acceptWakeUps`) before the loop can sleep again.
 package final class Poller: @unchecked Sendable {
     private static let wakeToken: UInt64 = 1

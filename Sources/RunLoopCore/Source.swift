@@ -352,12 +352,13 @@ package final class Source: Handled, @unchecked Sendable {
     /// Several signals before the loop looks give one perform.
     package func signal() {
         guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
-        // Already pending: nothing to do (no shared counter, no lock).  The
-        // load comes after the producer's fence (Poller.swift, "The
-        // wake-up protocol"): if it still sees the mark, the claim that
-        // clears it comes later, and the perform after that claim's fence
-        // (`claimPerform`) sees everything the caller wrote before this call.
-        if (hot.loadAfterFence() ?? 0) & Self.signalledBit != 0 { return }
+        // Already pending: nothing to do (no shared counter, no lock).  A
+        // sequentially consistent load: if it still sees the mark, the
+        // claim that clears it comes later, and the perform after that
+        // claim's fence (`claimPerform`) sees what the caller published
+        // before this call with a lock or sequentially consistent atomics
+        // (Poller.swift, "The wake-up protocol").
+        if (hot.loadSeqCst() ?? 0) & Self.signalledBit != 0 { return }
         guard hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged else { return }
         queuePending()
         // A signalAndWakeUp() that found the mark set while it was being
@@ -372,8 +373,8 @@ package final class Source: Handled, @unchecked Sendable {
     /// nothing.  One load when the source is pending and woken.
     package func signalAndWakeUp() {
         guard isValid, !isVersion1 else { return }
-        // After the producer's fence, like `signal()`'s check.
-        var current = hot.loadAfterFence()
+        // Sequentially consistent, like `signal()`'s check.
+        var current = hot.loadSeqCst()
         while let value = current, value & Self.wokenBit == 0 {
             let (done, now) = hot.compareExchange(expected: value, desired: Self.signalledBit | Self.wokenBit)
             if done {
@@ -449,10 +450,10 @@ package final class Source: Handled, @unchecked Sendable {
     package func claimPerform() -> Bool {
         guard clearMarks(Self.signalledBit | Self.wokenBit, ifSet: Self.signalledBit) else { return false }
         // The loop's fence: a producer that still saw the mark (and so
-        // returned without signalling) made its writes visible before its
-        // own fence, and the perform reads them after this one; a producer
-        // whose fence comes after this one sees the mark cleared and
-        // signals again (see `signal()`).
+        // returned without signalling) published its data before its
+        // sequentially consistent load, and the perform reads it after this
+        // fence; a producer whose load comes after this fence sees the mark
+        // cleared and signals again (see `signal()`).
         rl_atomic_fence()
         return true
     }

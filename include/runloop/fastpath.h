@@ -69,18 +69,16 @@ static inline const uint64_t *const *RLInternalFastPathDirectory(void)
 }
 
 /* Whether the hot word of the live object `handle` names, XOR the handle
- * and masked, is `expected` (kind << 24 | value).  The word is read after
- * a full fence: a caller that returns because the work is already pending
- * has published what it wrote before the call, and the loop, which fences
- * after it takes the pending mark, sees it (no lost wake-up; see
- * docs/design.md, "The wake-up protocol"). */
+ * and masked, is `expected` (kind << 24 | value).  A sequentially
+ * consistent load (on x86 a plain one): the library fences where it
+ * publishes work, so a caller that returns because the work is already
+ * pending loses no wake-up (docs/design.md, "The wake-up protocol"). */
 static inline int RLInternalHotWordMatches(const void *handle, uint64_t mask, uint64_t expected)
 {
     uint64_t raw = (uint64_t)(uintptr_t)handle;
     const uint64_t *page = __atomic_load_n(&RLInternalFastPathDirectory()[(raw >> 12) & 0x3FFF], __ATOMIC_ACQUIRE);
     if (page == 0) return 0;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return ((__atomic_load_n(&page[0x2000 + (raw & 0xFFF)], __ATOMIC_RELAXED) ^ raw) & mask) == expected;
+    return ((__atomic_load_n(&page[0x2000 + (raw & 0xFFF)], __ATOMIC_SEQ_CST) ^ raw) & mask) == expected;
 }
 
 /* A source (kind 2) with its pending bit (1) set; with its woken bit (2)

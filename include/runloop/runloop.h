@@ -64,11 +64,13 @@
  * finds the work already pending (a wake-up pending, a source pending)
  * returns at once and still gets this guarantee: the pass that takes the
  * pending work comes after the call.  Everything the calling thread wrote
- * before the call is visible to the callout the call causes (or to the one
- * already pending), so a perform may read data its producer stored just
- * before signalling, with no lock of its own.  (Each side fences between
- * publishing and looking at the other's state: docs/design.md, "The
- * wake-up protocol"; Tests/c/test_rl_wake_pingpong.c attacks every path.)
+ * before a call that queues work is visible to the callout it causes; for
+ * a call that finds the work already pending (and so writes nothing), data
+ * published with a lock or sequentially consistent atomics before it is
+ * visible to the pending callout — the contract of libuv's uv_async_send.
+ * (The library fences where it publishes and where the loop looks:
+ * docs/design.md, "The wake-up protocol"; Tests/c/test_rl_wake_pingpong.c
+ * attacks every path.)
  *
  * A context's release(info) never runs while a callout using that info
  * runs or is about to run, and no callout starts after it: when another
@@ -337,8 +339,7 @@ RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
  * looks at every source and block anyway, including anything queued
  * before this call: see "Wake-ups are never lost" above).  A call that
  * changes nothing (a wake-up already pending, or dropped as above) costs a
- * memory fence and a few loads: it writes no memory another thread
- * reads. */
+ * few loads: it writes no memory another thread reads. */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
@@ -451,9 +452,8 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
 /* Marks the source pending: the next pass of any loop running a mode that
  * holds it performs it once (several signals before that pass give one
  * perform).  Does not wake the loop: pair with RLRunLoopWakeUp().
- * Signalling a source that is already pending costs a memory fence and a
- * few loads (what was written before the call is still seen by the
- * perform: see "Wake-ups are never lost" above); making
+ * Signalling a source that is already pending costs a few loads (see
+ * "Wake-ups are never lost" above for what the perform then sees); making
  * a source of one loop pending takes no lock (it is queued on that loop's
  * lock-free ring, like RLRunLoopPerformFunction's blocks). */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
