@@ -95,6 +95,20 @@ static inline uint64_t rl_monotonic_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC in ns, exact: both coarse clocks
+ * are the same tick's values, read again when a tick falls between the
+ * reads.  It changes only when the wall clock is stepped (settimeofday,
+ * clock_settime, a leap second): slewing moves both clocks alike. */
+static inline int64_t rl_clock_offset_ns(void) {
+    struct timespec w1, m, w2;
+    do {
+        clock_gettime(CLOCK_REALTIME_COARSE, &w1);
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &m);
+        clock_gettime(CLOCK_REALTIME_COARSE, &w2);
+    } while (w1.tv_sec != w2.tv_sec || w1.tv_nsec != w2.tv_nsec);
+    return ((int64_t)w1.tv_sec - (int64_t)m.tv_sec) * 1000000000 + ((int64_t)w1.tv_nsec - (int64_t)m.tv_nsec);
+}
+
 /* Seconds since 1970 from the wall clock. */
 static inline double rl_wall_seconds(void) {
     struct timespec ts;

@@ -1,4 +1,5 @@
 import CRunLoopShims
+import Synchronization
 
 /// Time as the API speaks it (CF's absolute time: seconds since
 /// 2001-01-01 UTC on the wall clock) and as the engine keeps it
@@ -31,16 +32,44 @@ package enum Clock {
         return overflow || seconds >= horizonSeconds ? never : sum
     }
 
-    /// One reading of both clocks, taken once: every fire date converts
-    /// through it, so equal dates give equal deadlines (and so fire in the
-    /// order they were scheduled) and later dates never give earlier ones.
-    private static let base = (absolute: absoluteNow(), monotonic: monotonicNow())
+    /// The wall clock minus the monotonic one (ns), as fire dates were
+    /// last converted through; `Int64.min` before the first conversion.
+    private static let offsetNs = Atomic<Int64>(.min)
 
-    /// The monotonic deadline of an absolute fire date (1 = long past).
-    package static func deadline(forFireDate date: Double) -> UInt64 {
-        let offset = date - base.absolute
-        if offset >= 0 { return deadline(after: offset, from: base.monotonic) }
-        let back = nanoseconds(-offset)
-        return base.monotonic > back ? base.monotonic - back : 1
+    /// The offset to convert through: the one kept while the clocks still
+    /// agree with it within a millisecond, so equal dates give equal
+    /// deadlines (and fire in the order they were scheduled) and later
+    /// dates never give earlier ones; the current one once the wall clock
+    /// has been stepped (set by hand, by NTP or an RTC correction at boot),
+    /// so a date set after a step means the new wall clock (issue 22).
+    private static func wallOffset() -> Int64 {
+        let current = rl_clock_offset_ns()
+        let kept = offsetNs.load(ordering: .relaxed)
+        if kept != .min, abs(current &- kept) <= 1_000_000 { return kept }
+        offsetNs.store(current, ordering: .relaxed)  // two threads re-reading store equal values
+        return current
+    }
+
+    /// The absolute time (CF seconds) of monotonic zero under `offset`.
+    private static func absoluteAtMonotonicZero(_ offset: Int64) -> Double {
+        Double(offset / 1_000_000_000 - 978_307_200) + Double(offset % 1_000_000_000) / 1e9
+    }
+
+    /// The monotonic deadline of an absolute fire date, converted now
+    /// (when the date is set, as CF does): `now` for a date not in the
+    /// future (−∞ included), so a repeating timer with a past date fires at
+    /// once and then every interval from now; `never` beyond the horizon.
+    /// A timer keeps its deadline when the wall clock steps later (CF too).
+    package static func deadline(forFireDate date: Double, now: UInt64 = monotonicNow()) -> UInt64 {
+        let ns = (date - absoluteAtMonotonicZero(wallOffset())) * 1e9
+        guard ns > Double(now) else { return now }
+        guard ns < Double(now) + horizonSeconds * 1e9 else { return never }
+        return UInt64(ns)
+    }
+
+    /// The absolute fire date of a monotonic deadline (the inverse of
+    /// `deadline(forFireDate:)`, under the current wall clock).
+    package static func fireDate(forDeadline deadline: UInt64) -> Double {
+        deadline == never ? .infinity : absoluteAtMonotonicZero(wallOffset()) + Double(deadline) / 1e9
     }
 }

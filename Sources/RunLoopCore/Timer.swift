@@ -228,7 +228,9 @@ package final class LoopTimer: Handled, @unchecked Sendable {
         let (step, o1) = slots.multipliedReportingOverflow(by: intervalNs)
         let (next, o2) = s.deadline.addingReportingOverflow(step)
         s.deadline = o1 || o2 ? Clock.never : next
-        s.fireDate += Double(slots) * interval
+        // From the deadline, not the old date + slots × interval: a date in
+        // the past (or −∞) was scheduled from the moment it was set.
+        s.fireDate = Clock.fireDate(forDeadline: s.deadline)
         s.epoch &+= 1
         return slots
     }

@@ -91,7 +91,9 @@ void model_set_fire_date(model *m, int i, int rank)
     model_item *t = &m->items[KIND_TIMER][i];
     if (!t->valid) return;
     t->due = rank >= 0;
-    t->rank = rank;
+    /* A past date counts from the moment it is set (CF): the order of the
+     * sets, not of the dates, decides the firing order. */
+    t->rank = rank >= 0 ? (int)++m->clock : rank;
     /* the loop re-pushes the timer into each of its modes */
     for (int c = 0; c < N_CONCRETE; c++)
         if (t->in[c]) t->seq[c] = ++m->clock;

@@ -7,8 +7,10 @@
  * and the pseudo-mode MODE_COMMON; a fixed pool of sources, timers and
  * observers; queued blocks.  Runs are always RunInMode(mode, 0, rash): one
  * pass, no sleeping, so no real time matters.  Timers are either "due"
- * (fire date in the past: base - 1 + rank/1000 s, rank 0..2, so equal
- * ranks are equal dates) or "not due" (far future).
+ * (fire date in the past: base - 1 + rank/1000 s, rank 0..2) or "not due"
+ * (far future).  As in CF, a date in the past means "now" at the moment it
+ * is set, so due timers fire in the order their dates were set, whatever
+ * the dates.
  *
  * Rules encoded (each one is a sentence of the contract):
  *   - adding an item twice to a mode does nothing; a mode keeps items in
@@ -27,8 +29,7 @@
  *     Entry/Exit; otherwise Entry, BeforeTimers, BeforeSources, blocks for
  *     the mode (queue order), signalled sources of the mode (by order, ties
  *     by first signal; only the first with returnAfterSourceHandled),
- *     due timers of the mode (earliest date first, ties in the order they
- *     were pushed into the mode), Exit; result HandledSource if a source
+ *     due timers of the mode (in the order their past dates were set), Exit; result HandledSource if a source
  *     was performed and rash, else TimedOut;
  *   - observers of an activity run by order, ties in the order they joined
  *     the mode; a non-repeating observer is invalidated after its callout;
@@ -63,7 +64,7 @@ typedef struct {
     /* timers */
     int repeats;                 /* timers and observers */
     int due;
-    int rank;                    /* due date rank: smaller = earlier */
+    int rank;                    /* due: when its past date was set (model clock) */
     /* observers */
     unsigned long mask;
 } model_item;

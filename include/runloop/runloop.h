@@ -131,10 +131,19 @@
  * ----------------------------------------------------------------------------
  * RLAbsoluteTime is seconds since 2001-01-01 00:00:00 UTC (CF's epoch), read
  * from the wall clock; RLTimeInterval is seconds.  Timer deadlines are kept
- * on CLOCK_MONOTONIC: a fire date is converted when it is set, so stepping
- * the wall clock does not move a scheduled timer.  NaN fire dates and
- * intervals are rejected with an error; negative intervals mean one-shot;
- * fire dates far in the future mean "never".
+ * on CLOCK_MONOTONIC.  A fire date is converted when it is set (created,
+ * RLRunLoopTimerSetNextFireDate, or a repeating timer rescheduled after a
+ * firing), through the wall clock as it is at that moment: after the wall
+ * clock is stepped (by hand, NTP, an RTC correction at boot), a date
+ * computed from RLAbsoluteTimeGetCurrent() fires when expected, and a timer
+ * scheduled before the step keeps its monotonic deadline (as in CF) — its
+ * reported next fire date catches up with the new wall clock at its next
+ * reschedule.  Run timeouts are monotonic.  A date not in the future (the
+ * past, -inf) means "now" at the moment it is set: the timer fires at once,
+ * and a repeating one then every interval from that moment (CF's rule);
+ * GetNextFireDate reports the date as set until the first firing.  NaN fire
+ * dates and intervals are rejected with an error; negative intervals mean
+ * one-shot; fire dates far in the future (or +inf) mean "never".
  */
 #ifndef RUNLOOP_RUNLOOP_H
 #define RUNLOOP_RUNLOOP_H
