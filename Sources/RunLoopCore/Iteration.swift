@@ -78,7 +78,9 @@ extension Loop {
                 runBlocks(mode)
             }
 
-            let poll = handledSource || deadline == 0
+            // A loop whose every run is stopped (`stopEveryRun`) makes this
+            // pass its last: it does not sleep either.
+            let poll = handledSource || deadline == 0 || stopsEveryRun.load(ordering: .acquiring)
             busySince = handledSource ? giveWay(busySince: busySince) : 0
             if !poll {
                 insight.enter(.beforeWaiting)
@@ -146,7 +148,7 @@ extension Loop {
         if handledSource { return .handledSource }
         if deadline == 0 || Clock.monotonicNow() >= deadline { return .timedOut }
         return lock.withLock {
-            if frame.stopped {
+            if frame.stopped || stopsEveryRun.load(ordering: .acquiring) {
                 frame.stopped = false
                 return .stopped
             }

@@ -714,6 +714,24 @@ package final class Loop: Handled, @unchecked Sendable {
         poller.wakeUp()
     }
 
+    /// Stops every run of the loop for good: the runs in progress, nested
+    /// ones included, and every run started later each return `.stopped`
+    /// after at most one more pass, which does not sleep (see `runPasses`
+    /// and `outcome`).  A pass still runs queued blocks, so work queued
+    /// before the call is not lost.  Used when a worker thread stops
+    /// (WorkerThread): `stop()` ends only the innermost run, so a task
+    /// running the loop nested (a "modal" task) would keep its thread alive.
+    package func stopEveryRun() {
+        // The store is published by the wake-up that follows, as a
+        // frame's `stopped` is in `stop()`: a pass that read false before
+        // it sleeps is woken by it.
+        stopsEveryRun.store(true, ordering: .releasing)
+        poller.wakeUp()
+    }
+
+    /// Set once by `stopEveryRun`, read by every pass without the lock.
+    package let stopsEveryRun = Atomic<Bool>(false)
+
     package func wakeUp() { poller.wakeUp() }
 
     /// Wakes the loop `handle` names, if it is still alive; nothing

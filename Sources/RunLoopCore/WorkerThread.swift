@@ -41,7 +41,11 @@ package final class Completion: @unchecked Sendable {
 /// (the articles' "add a port" trick) and run again whenever a run ends
 /// without a stop request, so a task calling RLRunLoopStop on it does not
 /// end the thread.  Stopping queues a last task behind every task already
-/// queued; it asks the run to end, and the thread exits and is joined.
+/// queued and stops every run of the loop (`Loop.stopEveryRun`): each run,
+/// the worker's own and any a task runs nested, returns after its pass
+/// without sleeping, so a task running the loop itself (a "modal" task)
+/// gets its runs back and can return.  The worker runs its loop again until
+/// the last task ran, then exits and is joined.
 package final class WorkerThread: Handled, @unchecked Sendable {
     private enum Joiner { case nobody, caller, detached }
     private struct State {
@@ -154,10 +158,9 @@ package final class WorkerThread: Handled, @unchecked Sendable {
             s.stopping = true
             return loop.perform(in: [.common]) { [self] in
                 exitRequested.store(true, ordering: .releasing)
-                loop.stop()
             }
         }
-        if first { loop.wakeUp() }
+        if first { loop.stopEveryRun() }  // and wakes the loop
         if isWorkerThread {
             state.withLock { s in
                 guard s.joiner == .nobody, let thread = s.thread else { return }

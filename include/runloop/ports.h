@@ -190,7 +190,17 @@ RLBoolean RLThreadPerform(RLThreadRef thread, RLRunLoopPerformCallBack fn, void 
  * stops, the thread exits (its loop is torn down: cancel callbacks of
  * sources still there run on it) and is joined.  Returns after that; from
  * the worker itself (inside a task) it only requests the stop and returns.
- * Idempotent; any thread.  The handle stays valid until released. */
+ * Idempotent; any thread.  The handle stays valid until released.
+ *
+ * The stop ends every run of the worker's loop, not only the innermost: a
+ * task that runs the loop itself (a "modal" task calling
+ * RLRunLoopRunInMode on the worker, in any mode, nested at any depth) sees
+ * each of those runs return kRLRunLoopRunStopped after its current pass,
+ * and every run it starts later return kRLRunLoopRunStopped after one pass
+ * that does not wait (queued tasks still run in such a pass).  Such a task
+ * must return once a run returns kRLRunLoopRunStopped (CFRunLoopRun's
+ * convention: loop while the result is neither Stopped nor Finished); the
+ * stop waits for it, as for any task queued before. */
 void RLThreadStop(RLThreadRef thread);
 
 #ifdef __cplusplus
