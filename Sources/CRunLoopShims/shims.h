@@ -159,6 +159,14 @@ static inline uint64_t rl_atomic_cas_value(uint64_t *p, uint64_t expected, uint6
     __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return expected;
 }
+/* Sequentially consistent add; returns the new value.  A handle slot's pin
+ * word and state word are a store-buffering pair (each side writes one,
+ * then reads the other with rl_atomic_load_seq_cst; see HandleTable.pin
+ * and release): all in the single total order of sequentially consistent
+ * operations, which forbids both sides missing the other's write. */
+static inline uint64_t rl_atomic_add_sc(uint64_t *p, uint64_t delta) {
+    return __atomic_add_fetch(p, delta, __ATOMIC_SEQ_CST);
+}
 static inline void *rl_atomic_load_ptr(void *const *p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }

@@ -18,7 +18,8 @@ package enum HandleKind: UInt8, Sendable {
 
 /// An object reachable from C through a handle.  The handle's reference
 /// count (in the table slot) decides the object's public lifetime: when it
-/// reaches zero, `finalize()` runs once and the handle goes stale.
+/// reaches zero the handle goes stale, and `finalize()` runs once, as soon
+/// as no C call still has the object pinned (see HandleTable).
 package class Handled: @unchecked Sendable {
     // Declaration order is layout order: the small fields last, packed
     // into one word (8 bytes less in every object than kind-first).
@@ -85,12 +86,21 @@ private let handleTagBits = Atomic<UInt64>(0xA5 << 56)
 /// A handle is `tag(8) | generation(24) | index(32)`; the tag byte makes a
 /// handle impossible to confuse with a user-space pointer (such as a mode
 /// name string).  Each slot holds a state word `generation(24) | kind(8) |
-/// count(32)` updated by compare-and-swap, and the object.  A lookup pins
-/// the slot by incrementing the count only if the generation still
-/// matches, so a stale or forged handle is refused without touching freed
-/// memory.  A slot also holds the object's hot word (HotWord.swift), read
-/// through a handle with no pin.  Pages are allocated on demand and never
-/// freed.
+/// count(32)` updated by compare-and-swap, and the object.  The count is
+/// the object's references (the user's and the library's); a C call that
+/// only uses the object for its duration pins it instead, in the slot's
+/// pin word, so a pin never keeps a handle alive: once the last reference
+/// is released no new pin or reference is granted, and the object is
+/// finalized when the last pin goes (at once if none).  A lookup checks
+/// the generation, so a stale or forged handle is refused without touching
+/// freed memory.  A slot also holds the object's hot word (HotWord.swift),
+/// read through a handle with no pin.  Pages are allocated on demand and
+/// never freed.
+///
+/// A slot's life: free (kind 0) → live (count ≥ 1) → released (count 0,
+/// kind still set: no new pin or reference, the object not yet finalized)
+/// → free with the next generation, by whichever of the last release and
+/// the last unpin sees the other done (`reclaim`).
 package final class HandleTable: @unchecked Sendable {
     package static let shared = HandleTable()
 
@@ -193,6 +203,14 @@ package final class HandleTable: @unchecked Sendable {
         (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
     }
 
+    /// The pins of a slot: C calls using its object for their duration
+    /// (`pin` / `unpin`), counted apart from its references.  Also
+    /// briefly raised by a lookup through a stale handle, which finds the
+    /// state word not its own and takes its pin back.
+    private static func pinsPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
+        (page + Self.pageSize * 32 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
+    }
+
     /// A loop's block inbox (BlockInbox.swift), allocated when a loop
     /// first takes the slot and never freed.
     private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
@@ -214,6 +232,9 @@ package final class HandleTable: @unchecked Sendable {
 
     private static func generation(_ state: UInt64) -> UInt64 { state >> 40 }
     private static func count(_ state: UInt64) -> UInt64 { state & 0xFFFF_FFFF }
+    private static func kindBits(_ state: UInt64) -> UInt64 { (state >> 32) & 0xFF }
+    /// Released: no reference left, not yet finalized (a free slot has kind 0).
+    private static func isReleased(_ state: UInt64) -> Bool { count(state) == 0 && kindBits(state) != 0 }
 
     // MARK: operations
 
@@ -258,7 +279,7 @@ package final class HandleTable: @unchecked Sendable {
         return pageLock.withLock {
             let p = Int(index) >> Self.pageBits
             if let page = Self.page(index) { return (index, page) }  // another thread made it
-            let bytes = Self.pageSize * 32  // state and object words, hot words, inboxes
+            let bytes = Self.pageSize * 40  // state and object words, hot words, inboxes, pins
             let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
             fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
             rl_atomic_store_ptr(pages + p, fresh)
@@ -318,50 +339,77 @@ package final class HandleTable: @unchecked Sendable {
         case failed(LookupError)
     }
 
-    /// Pins the slot named by `raw` (count + 1) if it holds a live object
-    /// of `kind` (any kind: nil).  The caller must `unpin` it (or keep the
-    /// reference it now owns).
+    /// Pins the slot named by `raw` if it holds a live object of `kind`
+    /// (any kind: nil), one that still has a reference.  The caller must
+    /// `unpin` it; a pin is not a reference (to keep the object, the
+    /// caller takes one with `retainRef` while pinned).
+    ///
+    /// The pin word is raised first, then the state word read: against
+    /// `release`, which writes the state word, then reads the pin word.
+    /// Both pairs are ordered by sequential consistency (the add and load
+    /// here, and `release`'s compare-and-swap and load, are seq_cst
+    /// operations: shims.h), so a pin that finds the object still
+    /// referenced is seen by the release of its last reference, which then
+    /// leaves the finalize to the last unpin.
     @inline(__always)
     package static func pin(_ raw: UInt, kind: HandleKind?) -> Pin {
         let handle = UInt64(raw)
         guard let (page, index) = slot(of: handle) else { return .failed(raw == 0 ? .null : .stale) }
-        let state = Self.statePtr(page, index)
-        let generation = Self.generation(handle: handle)
-        var current = rl_atomic_load(state)
-        while true {
-            guard Self.generation(current) == generation, Self.count(current) > 0 else {
-                return .failed(Self.isDisowned(current) ? .forked : .stale)
-            }
-            if let kind, (current >> 32) & 0xFF != UInt64(kind.rawValue) { return .failed(.wrongType) }
-            guard Self.count(current) < 0xFFFF_FFFF else { return .failed(.stale) }
-            let seen = rl_atomic_cas_value(state, current, current + 1)
-            if seen == current { break }
-            current = seen
+        let pins = Self.pinsPtr(page, index)
+        _ = rl_atomic_add_sc(pins, 1)
+        let current = rl_atomic_load_seq_cst(Self.statePtr(page, index))
+        guard Self.generation(current) == Self.generation(handle: handle), Self.count(current) > 0 else {
+            dropPin(page, index)
+            return .failed(Self.isDisowned(current) ? .forked : .stale)
+        }
+        if let kind, Self.kindBits(current) != UInt64(kind.rawValue) {
+            dropPin(page, index)
+            return .failed(.wrongType)
         }
         return .pinned(Self.objectPtr(page, index).pointee!)
     }
 
-    /// Drops a pin taken by `pin`.  The usual case, not the last reference,
-    /// is one compare-and-swap here; the rest is `release`.
+    /// Drops a pin taken by `pin`: one atomic add, and when it was the last
+    /// pin, one load of the state word (see `dropPin`).
     @inline(__always)
     package static func unpin(_ handle: UInt64, from function: StaticString) {
-        if let (page, index) = slot(of: handle) {
-            let state = Self.statePtr(page, index)
-            let generation = Self.generation(handle: handle)
-            var current = rl_atomic_load(state)
-            while Self.generation(current) == generation && Self.count(current) > 1 {
-                let seen = rl_atomic_cas_value(state, current, current - 1)
-                if seen == current { return }
-                current = seen
-            }
-        }
-        unpinLast(handle, from: function)
+        guard let (page, index) = slot(of: handle) else { return }
+        dropPin(page, index)
     }
 
-    /// Out of line, so the fast path of `unpin` needs no frame.
+    /// Takes a pin back.  The last pin of a released object (its last
+    /// reference went while it was pinned) finalizes it: the state word is
+    /// read after the pin word is lowered, the mirror of `release` (see
+    /// `pin` for the order).  The slot may have gone to another object
+    /// since the pin was raised (a lookup through a stale handle): a
+    /// released object in it is then that object, whose release saw this
+    /// pin and left its finalize to it.
+    @inline(__always)
+    private static func dropPin(_ page: UnsafeMutableRawPointer, _ index: UInt32) {
+        guard rl_atomic_add_sc(Self.pinsPtr(page, index), UInt64.max) == 0 else { return }
+        let current = rl_atomic_load_seq_cst(Self.statePtr(page, index))
+        if Self.isReleased(current) { reclaim(page, index, released: current) }
+    }
+
+    /// Finalizes the released object of a slot and frees the slot, once:
+    /// the last release and the last unpin may both get here, and the
+    /// compare-and-swap from the released state to the next generation
+    /// elects one.  Out of line, so the fast paths need no frame for it.
     @inline(never)
-    private static func unpinLast(_ handle: UInt64, from function: StaticString) {
-        shared.release(handle, from: function)
+    private static func reclaim(_ page: UnsafeMutableRawPointer, _ index: UInt32, released: UInt64) {
+        var nextGeneration = (Self.generation(released) + 1) & 0xFF_FFFF
+        if nextGeneration == 0 { nextGeneration = 1 }
+        var expected = released
+        guard rl_atomic_cas(Self.statePtr(page, index), &expected, nextGeneration << 40) != 0 else { return }
+        // The hot word is no longer the object's: from here a peek
+        // through the stale handle fails, and the object's own writes do.
+        rl_atomic_store(Self.hotPtr(page, index), 0)
+        let unmanaged = Unmanaged<Handled>.fromOpaque(rl_atomic_load_ptr(Self.objectPtr(page, index))!)
+        let object = unmanaged.takeRetainedValue()
+        object.finalize()
+        // The slot is reused only after finalize: a loop closes its
+        // inbox there, which the slot's next loop reopens.
+        shared.freeSlot(index, page)
     }
 
     /// The hot word of the object of `kind` that `raw` names, without
@@ -449,18 +497,47 @@ package final class HandleTable: @unchecked Sendable {
         hotWord(raw, kind: kind)?.load()
     }
 
-    /// Pins the slot named by `raw` (count + 1) and returns its object.
-    /// The caller must `release` it (or keep the reference it now owns).
+    /// Adds a reference to the live object of `kind` (any kind: nil) that
+    /// `raw` names, one that still has a reference, and returns it.  The
+    /// caller owns the reference and must `release` it.
     package func retain(_ raw: UInt, kind: HandleKind?) -> Result<Handled, LookupError> {
-        switch Self.pin(raw, kind: kind) {
+        switch Self.addReference(raw, kind: kind, revive: false) {
         case .pinned(let object): return .success(Unmanaged<Handled>.fromOpaque(object).takeUnretainedValue())
         case .failed(let failure): return .failure(failure)
         }
     }
 
-    /// Adds a reference to a handle the caller already holds a reference to.
+    /// Adds a reference to a handle the caller holds a reference to or has
+    /// pinned.  Pinned, the object may have lost its last reference
+    /// meanwhile; it is not finalized while pinned, and this reference
+    /// makes it live again (a pin of the library's, such as a mode adding
+    /// an item a C call named, may become a reference, as before pins and
+    /// references were counted apart).
     package static func retainKnown(_ handle: UInt64) {
-        _ = Self.pin(UInt(handle), kind: nil)
+        _ = addReference(UInt(handle), kind: nil, revive: true)
+    }
+
+    /// The count + 1 if the handle names its slot's object, and the object
+    /// has a reference (or, with `revive`, was released but is still
+    /// pinned by the caller).
+    private static func addReference(_ raw: UInt, kind: HandleKind?, revive: Bool) -> Pin {
+        let handle = UInt64(raw)
+        guard let (page, index) = slot(of: handle) else { return .failed(raw == 0 ? .null : .stale) }
+        let state = Self.statePtr(page, index)
+        let generation = Self.generation(handle: handle)
+        var current = rl_atomic_load(state)
+        while true {
+            guard Self.generation(current) == generation,
+                  Self.count(current) > 0 || (revive && Self.isReleased(current)) else {
+                return .failed(Self.isDisowned(current) ? .forked : .stale)
+            }
+            if let kind, Self.kindBits(current) != UInt64(kind.rawValue) { return .failed(.wrongType) }
+            guard Self.count(current) < 0xFFFF_FFFF else { return .failed(.stale) }
+            let seen = rl_atomic_cas_value(state, current, current + 1)
+            if seen == current { break }
+            current = seen
+        }
+        return .pinned(Self.objectPtr(page, index).pointee!)
     }
 
     /// The current count of a live handle, or nil.
@@ -523,8 +600,10 @@ package final class HandleTable: @unchecked Sendable {
         }
     }
 
-    /// Drops one reference; the last one finalizes the object and retires
-    /// the slot.  Returns false (with an error report) for a stale handle.
+    /// Drops one reference.  The last one makes the handle refuse every
+    /// later pin and reference, and finalizes the object and retires the
+    /// slot, now if nothing has it pinned, else when the last pin goes (see
+    /// `pin`).  Returns false (with an error report) for a stale handle.
     @discardableResult @inline(never)
     package func release(_ handle: UInt64, from function: StaticString) -> Bool {
         let generation = Self.generation(handle: handle)
@@ -534,7 +613,6 @@ package final class HandleTable: @unchecked Sendable {
         }
         let state = Self.statePtr(page, index)
         var current = rl_atomic_load(state)
-        var next: UInt64
         while true {
             guard Self.generation(current) == generation, Self.count(current) > 0 else {
                 reportError(function, Self.isDisowned(current) ? .forked : .overRelease)
@@ -545,25 +623,16 @@ package final class HandleTable: @unchecked Sendable {
                             + "RLRunLoopGetMain return loops the caller does not own)")
                 return false
             }
-            if Self.count(current) == 1 {
-                var nextGeneration = (generation + 1) & 0xFF_FFFF
-                if nextGeneration == 0 { nextGeneration = 1 }
-                next = nextGeneration << 40
-            } else {
-                next = current - 1
-            }
-            if rl_atomic_cas(state, &current, next) != 0 { break }
+            var seen = current
+            if rl_atomic_cas(state, &seen, current - 1) != 0 { break }
+            current = seen
         }
-        if Self.count(next) == 0 && Self.generation(next) != generation {
-            // The hot word is no longer the object's: from here a peek
-            // through the stale handle fails, and the object's own writes do.
-            rl_atomic_store(Self.hotPtr(page, index), 0)
-            let unmanaged = Unmanaged<Handled>.fromOpaque(rl_atomic_load_ptr(Self.objectPtr(page, index))!)
-            let object = unmanaged.takeRetainedValue()
-            object.finalize()
-            // The slot is reused only after finalize: a loop closes its
-            // inbox there, which the slot's next loop reopens.
-            freeSlot(index, page)
+        if Self.count(current) == 1 {
+            // Released (count 0, kind kept).  Read after the seq_cst
+            // compare-and-swap, the other side of `pin`'s handshake.
+            if rl_atomic_load_seq_cst(Self.pinsPtr(page, index)) == 0 {
+                Self.reclaim(page, index, released: current - 1)
+            }
         }
         return true
     }

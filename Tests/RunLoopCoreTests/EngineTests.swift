@@ -157,6 +157,48 @@ extension Result {
         }
     }
 
+    /// A pin is not a reference: the last release of a pinned object makes
+    /// its handle refuse pins and references at once, and the last unpin
+    /// finalizes it.  A pin of the library's may still become a reference.
+    @Test func pinsDoNotKeepHandlesAlive() {
+        final class Probe: Handled, @unchecked Sendable {
+            var finalized = 0
+            init() { super.init(kind: .data) }
+            override func finalize() { finalized += 1 }
+        }
+        let probe = registered(Probe())
+        let handle = probe.handle
+        guard case .pinned = HandleTable.pin(UInt(handle), kind: .data) else {
+            Issue.record("live handle refused")
+            return
+        }
+        #expect(HandleTable.shared.retainCount(handle) == 1)
+        probe.releaseRef()  // the last reference, while pinned
+        #expect(HandleTable.shared.retainCount(handle) == nil)
+        #expect(probe.finalized == 0)
+        guard case .failed(.stale) = HandleTable.pin(UInt(handle), kind: .data) else {
+            Issue.record("released handle pinned")
+            return
+        }
+        #expect(HandleTable.shared.retain(UInt(handle), kind: nil).isFailure)
+        HandleTable.unpin(handle, from: "test")
+        #expect(probe.finalized == 1)
+
+        // Revived by a reference taken while pinned (retainKnown).
+        let other = registered(Probe())
+        guard case .pinned = HandleTable.pin(UInt(other.handle), kind: .data) else {
+            Issue.record("live handle refused")
+            return
+        }
+        other.releaseRef()
+        other.retainRef()
+        HandleTable.unpin(other.handle, from: "test")
+        #expect(other.finalized == 0)
+        #expect(HandleTable.shared.retainCount(other.handle) == 1)
+        other.releaseRef()
+        #expect(other.finalized == 1)
+    }
+
     /// A hot word is read through a handle with no pin: only while the
     /// handle is live and of the asked kind, and an object whose handle
     /// died cannot write into the slot's next owner.

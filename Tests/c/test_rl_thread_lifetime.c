@@ -1,13 +1,19 @@
 /*
  * test_rl_thread_lifetime — RLThreadStop with a task running the worker's
- * loop nested (runloop-only; issue 22, item 5):
+ * loop nested, and the last release of an RLThread while other threads are
+ * inside RLThreadPerform (runloop-only; issue 22, item 5):
  *   - a "modal" task runs the worker's loop nested 1, 2 and 5 deep (in a
  *     private mode, and in the default mode), each level looping as CF's
  *     CFRunLoopRun does until a run returns Stopped or Finished:
  *     RLThreadStop returns promptly, every nested run returned
  *     kRLRunLoopRunStopped, and the task returned.
+ *   - 4 threads call RLThreadPerform (waiting) in a loop while the main
+ *     thread makes the last RLRelease: the thread is stopped and its loop
+ *     torn down (a source left there is cancelled) within a bound, and
+ *     every caller ends with a refused call and a clean error, none hangs.
  * A watchdog thread fails the program instead of letting ctest time out.
- * Before the fix, the modal scenarios never returned from RLThreadStop.
+ * Before the fix, the modal scenarios never returned from RLThreadStop and
+ * the release left the thread running as long as the callers called.
  */
 #include "harness.h"
 
@@ -157,6 +163,95 @@ static void modal_scenario(RLRunLoopMode mode, int depth)
     RLRelease(m.thread);
 }
 
+/* ------------------------------------------------------------------------
+ * The last release while callers are inside RLThreadPerform
+ * ---------------------------------------------------------------------- */
+
+#define CALLERS 4
+
+static RLThreadRef g_thread;
+static volatile int g_cancelled;     /* the worker's loop was torn down */
+static volatile int g_give_up;       /* tells callers to end (failure path) */
+static int g_calls[CALLERS];         /* accepted calls per caller */
+static int g_tasks_run;              /* written on the worker only */
+
+static void counted_task(void *info) { __atomic_add_fetch(&g_tasks_run, 1, __ATOMIC_RELAXED); }
+
+static void *caller(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    RLThreadRef thread = g_thread;   /* the handle, as the user passed it */
+    while (!g_give_up) {
+        if (!RLThreadPerform(thread, counted_task, NULL, 1)) break;
+        __atomic_add_fetch(&g_calls[id], 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void cancel_cb(void *info, RLRunLoopRef rl, RLRunLoopMode mode)
+{
+    __atomic_store_n(&g_cancelled, 1, __ATOMIC_RELEASE);
+}
+
+static int calls_min(void)
+{
+    int least = -1;
+    for (int i = 0; i < CALLERS; i++) {
+        int n = __atomic_load_n(&g_calls[i], __ATOMIC_RELAXED);
+        if (least < 0 || n < least) least = n;
+    }
+    return least;
+}
+
+static void release_scenario(void)
+{
+    g_thread = RLThreadCreate("rl-test-release");
+    CHECK(g_thread != NULL);
+    RLRunLoopSourceContext ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.perform = never_performed;
+    ctx.cancel = cancel_cb;
+    RLRunLoopSourceRef source = RLRunLoopSourceCreate(NULL, 0, &ctx);
+    RLRunLoopAddSource(RLThreadGetRunLoop(g_thread), source, kRLRunLoopDefaultMode);
+    RLRelease(source);   /* the mode holds it */
+
+    pthread_t th[CALLERS];
+    for (int i = 0; i < CALLERS; i++) th[i] = start_thread(caller, (void *)(intptr_t)i);
+    watch("callers starting", 10.0);
+    while (calls_min() < 200) sleep_s(0.001);
+    unwatch();
+
+    memset(g_errors, 0, sizeof g_errors);
+    RLRelease(g_thread);   /* the last reference */
+
+    /* The release stops the thread; its loop's teardown cancels the source.
+     * Bounded: the callers' pins must not keep it alive. */
+    double t0 = now();
+    while (!__atomic_load_n(&g_cancelled, __ATOMIC_ACQUIRE) && now() - t0 < 3.0) sleep_s(0.001);
+    int finalized = __atomic_load_n(&g_cancelled, __ATOMIC_ACQUIRE);
+    TRACE("last release while %d threads call RLThreadPerform: thread stopped and its loop torn down: %s",
+          CALLERS, yes_no(finalized));
+    CHECK(finalized);
+    if (!finalized) g_give_up = 1;
+
+    watch("callers ending after the last release", 10.0);
+    for (int i = 0; i < CALLERS; i++) pthread_join(th[i], NULL);
+    unwatch();
+    pthread_mutex_lock(&h_lock);
+    int refused = g_errors[kRLErrorStaleHandle] + g_errors[kRLErrorInvalidArgument];
+    int other = 0;
+    for (int i = 0; i < 16; i++)
+        if (i != kRLErrorStaleHandle && i != kRLErrorInvalidArgument) other += g_errors[i];
+    pthread_mutex_unlock(&h_lock);
+    TRACE("every caller ended with a refused call and an error: %s; other errors: %d",
+          yes_no(finalized && refused >= CALLERS), other);
+    CHECK(refused >= CALLERS);
+    int accepted = 0;
+    for (int i = 0; i < CALLERS; i++) accepted += g_calls[i];
+    /* every accepted (waited-for) call ran its task */
+    CHECK(accepted == __atomic_load_n(&g_tasks_run, __ATOMIC_RELAXED));
+}
+
 int main(void)
 {
     pthread_t wd = start_thread(watchdog, NULL);
@@ -167,5 +262,6 @@ int main(void)
     static const int depths[] = { 1, 2, 5 };
     for (int i = 0; i < 3; i++) modal_scenario(MODE("rl.test.modal"), depths[i]);
     for (int i = 0; i < 3; i++) modal_scenario(kRLRunLoopDefaultMode, depths[i]);
+    release_scenario();
     return trace_check("rl_thread_lifetime") | harness_failures;
 }

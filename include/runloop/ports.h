@@ -173,7 +173,15 @@ typedef struct __RLThread *RLThreadRef;
 RLTypeID RLThreadGetTypeID(void);
 /* Starts the thread (named `name`, NULL for none; the system shows its
  * first 15 bytes) and returns once its loop exists.  Caller releases; the
- * last release of a thread not yet stopped stops it as RLThreadStop does.
+ * last release of a thread not yet stopped stops it as RLThreadStop does,
+ * also while other threads are inside RLThreadPerform (see RLRelease):
+ * their calls do not keep it alive.  A call whose task was queued before
+ * the release waits for it as usual (the stop runs it); a call made after
+ * fails with kRLErrorStaleHandle (or, still inside, with
+ * kRLErrorInvalidArgument "the thread was stopped"), its task not run.
+ * The stop and join run on the releasing thread, or, if a call was still
+ * inside the library at that moment, on that call's thread when it leaves
+ * (microseconds later: a waiting RLThreadPerform holds no reference).
  * NULL (with an error) if the system refuses a thread or descriptors. */
 RLThreadRef RLThreadCreate(const char *name);
 /* The worker's loop.  Borrowed: valid as long as the RLThread (also after

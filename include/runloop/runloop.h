@@ -260,10 +260,17 @@ void RLSetErrorHandler(RLErrorHandler handler, void *info);
 RLTypeRef RLRetain(RLTypeRef object);
 /* Drops a reference.  The last release of an item that is not scheduled
  * calls its context's release(info) (for sources; timers and observers
- * release their info when invalidated, as CF does). */
+ * release their info when invalidated, as CF does).
+ * The last release takes effect even while other threads are inside calls
+ * naming the object: from that moment the handle is stale (later calls
+ * with it fail with kRLErrorStaleHandle, RLRetain included), and the
+ * object is finalized as soon as the calls already inside the library are
+ * done with it (at once if none is; then on the thread of the last one).
+ * Such a call never keeps the object alive. */
 void RLRelease(RLTypeRef object);
 /* The number of references to the object, counting the library's own
- * (a scheduled item is referenced by each mode holding it). 0 on error. */
+ * (a scheduled item is referenced by each mode holding it), not calls in
+ * progress that use it. 0 on error. */
 RLIndex RLGetRetainCount(RLTypeRef object);
 /* The type of a handle: one of the RL...GetTypeID() values; 0 on error. */
 RLTypeID RLGetTypeID(RLTypeRef object);
