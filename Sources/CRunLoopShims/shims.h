@@ -39,6 +39,13 @@ static inline int rl_epoll_del(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
+/* Puts the epoll set `fresh` in the place of `old` (dup3, close-on-exec:
+ * EPOLL_CLOEXEC is O_CLOEXEC), closing the set `old` named; Poller's
+ * rebuildWaitSet.  0, or -1 (errno). */
+static inline int rl_epoll_replace(int old, int fresh) {
+    return syscall(SYS_dup3, fresh, old, EPOLL_CLOEXEC) < 0 ? -1 : 0;
+}
+
 static inline int rl_errno(void) { return errno; }
 
 /* Waits for up to `max` (at most 256) events; fills tokens[] and events[]

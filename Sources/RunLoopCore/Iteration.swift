@@ -79,8 +79,10 @@ extension Loop {
             }
 
             // A loop whose every run is stopped (`stopEveryRun`) makes this
-            // pass its last: it does not sleep either.
+            // pass its last: it does not sleep either; nor with a ready
+            // descriptor epoll cannot watch (Poller.alwaysReady).
             let poll = handledSource || deadline == 0 || stopsEveryRun.load(ordering: .acquiring)
+                || poller.hasAlwaysReady.load(ordering: .acquiring)
             busySince = handledSource ? giveWay(busySince: busySince) : 0
             if !poll {
                 insight.enter(.beforeWaiting)
@@ -197,8 +199,10 @@ extension Loop {
     /// Performs the version-1 sources whose descriptors are ready, all of
     /// them in this pass (by order).  Returns whether any was performed.
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
-        guard !ready.isEmpty else { return false }
+        reportDescriptorProblems()
+        guard !ready.isEmpty || poller.hasAlwaysReady.load(ordering: .acquiring) else { return false }
         let found = lock.withLock { readySourcesLocked(mode, ready) }
+        reportDescriptorProblems()
         guard !found.isEmpty else { return false }
         var mark = Clock.monotonicNow()
         for entry in found where entry.source.isValid {

@@ -570,16 +570,23 @@ package final class Loop: Handled, @unchecked Sendable {
         let wanted = mode.wantedDescriptors()
         for fd in watched.keys where wanted[fd] == nil { poller.unwatch(fd) }
         for (fd, watch) in wanted where watched[fd] != watch {
-            poller.watch(fd, events: watch.events, replacing: watched[fd] != nil)
+            poller.watch(fd, events: watch.events)
         }
         watched = wanted
+        // A descriptor epoll cannot watch is ready at once: a sleeping
+        // loop would not hear of it (see Poller.alwaysReady).
+        if poller.hasAlwaysReady.load(ordering: .relaxed) && rl_gettid() != ownerTID { poller.wakeUp() }
     }
 
     /// A version-1 source entered or left `mode`: the wait set is rebuilt
-    /// now if `mode` is being run, else when a run next starts.  Lock held.
+    /// now if `mode` is being run or was the last one run (the set still
+    /// holds its descriptors: a source invalidated while the loop is idle
+    /// must leave it before the user closes its descriptor, or the
+    /// registration could outlive the number), else when a run next
+    /// starts.  Lock held.
     private func descriptorsEditedLocked(_ mode: Mode) {
         descriptorEpoch &+= 1
-        if runs.last?.mode === mode { reconcileDescriptorsLocked(mode) }
+        if runs.last?.mode === mode || watchedFor?.mode == ObjectIdentifier(mode) { reconcileDescriptorsLocked(mode) }
     }
 
     /// A version-1 source's interest changed (any thread).
@@ -590,16 +597,40 @@ package final class Loop: Handled, @unchecked Sendable {
                 reconcileDescriptorsLocked(mode)
             }
         }
+        reportDescriptorProblems()
+    }
+
+    /// Reports what the poller met watching descriptors (misuse such as a
+    /// descriptor closed while watched, a ghost removed, an epoll_ctl
+    /// failure), through the error channel, with no lock held.
+    package func reportDescriptorProblems() {
+        guard poller.hasProblems.load(ordering: .acquiring) else { return }
+        for problem in lock.withLock({ poller.takeProblems() }) {
+            reportError("RLRunLoopRunInMode", .invalidArgument, problem)
+        }
     }
 
     /// The running mode's version-1 sources for the ready descriptors, by
-    /// order, with the events each should see.  Lock held.
-    package func readySourcesLocked(_ mode: Mode, _ ready: [Poller.Ready]) -> [ReadySource] {
+    /// order, with the events each should see.  Descriptors epoll cannot
+    /// watch count as ready for the events wanted.  A report from a ghost
+    /// registration (see Poller) is dropped, and the wait set is rebuilt
+    /// without it.  Lock held.
+    package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready]) -> [ReadySource] {
         let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
+        var ready = polled
+        if poller.hasAlwaysReady.load(ordering: .relaxed) {
+            for (fd, events) in poller.alwaysReady { ready.append(Poller.Ready(fd: fd, events: events)) }
+        }
         var found: [ReadySource] = []
         found.reserveCapacity(ready.count)
         var ordersDiffer = false
+        var rebuilt = false
         for r in ready {
+            if poller.isGhost(r) {
+                if !rebuilt { poller.rebuildWaitSet(ghost: r.fd) }
+                rebuilt = true
+                continue
+            }
             guard let list = mode.descriptorSources[r.fd] else { continue }
             for source in list where source.isValid {
                 let events = r.events & (source.interest | always)

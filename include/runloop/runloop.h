@@ -437,7 +437,26 @@ typedef struct {
  * readable, the loop calls perform(info) on its thread — every pass while
  * it stays readable (level-triggered), all ready sources in one pass.
  * The library never reads from or closes the descriptor.  Signal() has
- * no effect on a version-1 source. */
+ * no effect on a version-1 source.
+ *
+ * Descriptor ownership (version-1 sources and RLFileDescriptor alike): a
+ * descriptor must stay open until its source is invalidated (or removed
+ * from every mode); close it only after that.  epoll watches the open
+ * file, not the number: a descriptor closed while watched, whose file
+ * stays open elsewhere (a dup, a forked child), would keep reporting under
+ * its number, also for a new descriptor that reuses the number.  The
+ * library detects that case when it meets it, reports it through the error
+ * channel (kRLErrorInvalidArgument, naming the descriptor) and rebuilds
+ * the loop's wait set without it, so the loop never spins on it; closing
+ * a watched descriptor is reported the same way.
+ *
+ * Descriptors epoll cannot watch (regular files, /dev/null: epoll_ctl
+ * fails with EPERM) are always ready, as poll(2) reports them and as CF
+ * does on Darwin: a version-1 source on one is performed on every pass
+ * while the loop runs a mode holding it (the loop does not sleep), and an
+ * RLFileDescriptor's enabled callbacks fire on the next pass, once per
+ * enable (they are one-shot).  Any other epoll_ctl failure is reported
+ * through the error channel. */
 typedef struct {
     RLIndex version;
     void *info;
@@ -596,8 +615,11 @@ typedef struct {
 RLTypeID RLFileDescriptorGetTypeID(void);
 /* Wraps `fd` (caller releases).  No callbacks are enabled at first.  With
  * closeOnInvalidate the library closes fd when the object is invalidated
- * (or destroyed while valid); otherwise it never closes it.  Works with
- * any pollable descriptor: pipes, sockets, eventfds, timerfds, signalfds.
+ * (or destroyed while valid); otherwise it never closes it, and the caller
+ * must keep it open until the object is invalidated (see "Descriptor
+ * ownership" at RLRunLoopSourceContext1).  Works with any pollable
+ * descriptor: pipes, sockets, eventfds, timerfds, signalfds; a regular
+ * file or /dev/null is always ready (its enabled callbacks fire at once).
  * NULL (with an error) for a negative fd or a NULL callout. */
 RLFileDescriptorRef RLFileDescriptorCreate(RLAllocatorRef allocator, RLFileDescriptorNativeDescriptor fd, RLBoolean closeOnInvalidate, RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context);
 RLFileDescriptorNativeDescriptor RLFileDescriptorGetNativeDescriptor(RLFileDescriptorRef f);
