@@ -97,11 +97,15 @@ package final class Loop: Handled, @unchecked Sendable {
     package var modes: [ModeName: Mode] = [:]
     package var modeOrder: [ModeName] = []
     package var commonModes: [ModeName] = [.default]
-    package var commonItems: [ObjectIdentifier: ModeItem] = [:]
+    package var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
     package var commonItemOrder: [ObjectIdentifier] = []
     /// The loop's sources that compare by context (see
     /// Source.ContextIdentity), by hash value.
-    package var sourcesByHash = SourceIndex()
+    package var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
+    /// Bumped whenever what `canonical` reads changes: an add or remove
+    /// checks, under the lock, that the equal source it resolved outside
+    /// the lock is still the one (see `canonical`).
+    private var equalityEpoch: UInt64 = 0
     /// Sources signalled since the last pass (may hold stale duplicates).
     package var pending: [Source] = [] {
         didSet { Self.setHint(pendingHint, !pending.isEmpty) }
@@ -281,22 +285,43 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The item the loop already holds that CF would consider the same as
     /// `item`: for a source, an equal-context source (see
     /// Source.ContextIdentity); otherwise `item` itself.  Calls the
-    /// context's `equal` with no lock held.
-    package func canonical(_ item: ModeItem) -> ModeItem {
-        guard case .source(let source) = item, let identity = source.identity else { return item }
-        let candidates: [Source] = lock.withLock {
-            if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return [] }
-            return sourcesByHash.sources(hash: identity.hashValue)
+    /// context's `equal` with no lock held, so the answer can be stale by
+    /// the time the caller takes the lock again (another thread removed and
+    /// released that source, or added an equal one): `epoch` is
+    /// `equalityEpoch` as it was read, and the caller redoes the lookup
+    /// when it changed (`withCanonical`).  nil for an item that compares by
+    /// identity.
+    private func canonical(_ item: ModeItem) -> (item: ModeItem, epoch: UInt64?) {
+        guard case .source(let source) = item, let identity = source.identity else { return (item, nil) }
+        let (candidates, epoch): ([Source], UInt64) = lock.withLock {
+            if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return ([], equalityEpoch) }
+            return (sourcesByHash.sources(hash: identity.hashValue), equalityEpoch)
         }
-        for candidate in candidates where candidate.isEquivalent(to: source) { return .source(candidate) }
-        return item
+        for candidate in candidates where candidate.isEquivalent(to: source) { return (.source(candidate), epoch) }
+        return (item, epoch)
+    }
+
+    /// Runs `body` with the lock held on `item` resolved by `canonical`,
+    /// the resolution still current (looked up again if the equal sources
+    /// changed meanwhile).  Before, a source resolved to an equal one that
+    /// another thread then removed and released was added back dead (its
+    /// reference silently not taken) and released again by a later remove:
+    /// spurious kRLErrorOverRelease reports from balanced code (issue 22).
+    private func withCanonical<T>(_ item: ModeItem, _ body: (ModeItem) -> T) -> T {
+        while true {
+            let (resolved, epoch) = canonical(item)
+            let result: T? = lock.withLock {
+                if let epoch, epoch != equalityEpoch { return nil }
+                return body(resolved)
+            }
+            if let result { return result }
+        }
     }
 
     /// Adds an item to a mode or to the common modes.  No-op if present.
     package func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
-        let item = canonical(item)
         var deferred = Deferred()
-        let result: Result<Void, AddFailure> = lock.withLock {
+        let result: Result<Void, AddFailure> = withCanonical(item) { item in
             if isDead { return .failure(.loopGone) }
             if !name.isCommonModes { return insertLocked(item, into: name, &deferred) }
             if commonItems[item.id] != nil { return .success(()) }
@@ -325,9 +350,8 @@ package final class Loop: Handled, @unchecked Sendable {
     }
 
     package func remove(_ item: ModeItem, from name: ModeName) {
-        let item = canonical(item)
         var deferred = Deferred()
-        lock.withLock {
+        withCanonical(item) { item in
             if !name.isCommonModes {
                 eraseLocked(item, from: name, &deferred)
             } else if dropCommonLocked(item.id, &deferred) != nil {
@@ -338,8 +362,7 @@ package final class Loop: Handled, @unchecked Sendable {
     }
 
     package func contains(_ item: ModeItem, in name: ModeName) -> Bool {
-        let item = canonical(item)
-        return lock.withLock {
+        withCanonical(item) { item in
             if name.isCommonModes { return commonItems[item.id] != nil }
             guard let mode = existingModeLocked(name) else { return false }
             switch item {
