@@ -77,7 +77,12 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
   run_checked "$out/stress_churn-tsan.log" TSan 300 "$out/stress_churn-tsan" 2000 || ok=0
-  run_checked "$out/test_misuse-tsan.log" TSan 120 "$out/test_misuse-tsan" || ok=0
+  # test_misuse forks.  The fork handler's prepare holds every library lock
+  # across fork() (the 128 stripes among them, Fork.swift); TSan's deadlock
+  # detector tracks at most 64 locks held by one thread and aborts with a
+  # CHECK failure, so it is off for this program (race detection stays on).
+  TSAN_OPTIONS="$TSAN_OPTIONS detect_deadlocks=0" \
+    run_checked "$out/test_misuse-tsan.log" TSan 120 "$out/test_misuse-tsan" || ok=0
   run_checked "$out/test_model-tsan.log" TSan 300 "$out/test_model-tsan" --ops 20000 --quiet || ok=0
   run_checked "$out/test_rl_inbox-tsan.log" TSan 300 "$out/test_rl_inbox-tsan" || ok=0
   run_checked "$out/test_rl_signal_ring-tsan.log" TSan 300 "$out/test_rl_signal_ring-tsan" || ok=0
