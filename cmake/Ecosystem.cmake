@@ -17,6 +17,8 @@
 #   consumer_subproject   runloop added with add_subdirectory   (label consumer)
 #   packaging_deb         cpack .deb/.tar.gz, consumer run with the toolchain
 #                         hidden                                (label packaging)
+#   packaging_wheel       the Python wheel, built, repaired, installed and run
+#                         with the toolchain hidden             (label packaging)
 #   python_pytest         python/tests under pytest, RUNLOOP_LIBRARY = the
 #                         freshly built librunloop.so.0           (label python)
 #   test_ffi              Tests/ffi/test_ffi.c: every call through ffi_call
@@ -169,4 +171,17 @@ if(RUNLOOP_STATIC_SWIFT_RUNTIME AND RUNLOOP_DPKG_DEB AND RUNLOOP_PKG_CONFIG)
   set_tests_properties(packaging_deb PROPERTIES LABELS packaging TIMEOUT 300)
 else()
   message(STATUS "packaging_deb: skipped (needs the static Swift runtime, dpkg-deb and pkg-config)")
+endif()
+
+#   packaging_wheel  Tests/packaging/check_wheel.sh: build the Python wheel
+#                    (scikit-build-core, tools from PyPI), auditwheel repair,
+#                    install into a fresh venv, run it with the toolchain
+#                    hidden; RUNLOOP_LIBRARY still overrides  (label packaging)
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(RUNLOOP_STATIC_SWIFT_RUNTIME AND Python3_FOUND)
+  add_test(NAME packaging_wheel
+    COMMAND bash "${_rl_src}/Tests/packaging/check_wheel.sh" "${_rl_src}" "${PROJECT_BINARY_DIR}/wheel")
+  # the wheel's build compiles the library again, on both cores
+  set_tests_properties(packaging_wheel PROPERTIES LABELS packaging TIMEOUT 900 RUN_SERIAL ON
+    ENVIRONMENT "PATH=${_rl_swift_bin}:$ENV{PATH};PYTHON=${Python3_EXECUTABLE};RUNLOOP_OVERRIDE_LIBRARY=$<TARGET_FILE:runloop>")
 endif()

@@ -50,6 +50,17 @@ install(TARGETS runloop EXPORT runloopTargets
     COMPONENT development)
 install(FILES LICENSE NOTICE
   DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT runtime)
+# The Python wheel's copy (python/pyproject.toml, component `python`): the
+# library alone under its SONAME (a wheel holds no symlinks) beside the
+# license, installed into the `runloop` package by scikit-build-core.
+install(FILES "$<TARGET_FILE:runloop>" RENAME "librunloop.so.${PROJECT_VERSION_MAJOR}"
+  DESTINATION lib COMPONENT python EXCLUDE_FROM_ALL)
+install(FILES LICENSE NOTICE DESTINATION . COMPONENT python EXCLUDE_FROM_ALL)
+if(CMAKE_STRIP)
+  # install --strip strips installed targets only, not this renamed copy.
+  install(CODE "execute_process(COMMAND \"${CMAKE_STRIP}\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/librunloop.so.${PROJECT_VERSION_MAJOR}\")"
+    COMPONENT python EXCLUDE_FROM_ALL)
+endif()
 
 # ---- pkg-config: runloop.pc ------------------------------------------------
 # Relocatable: prefix is found from the .pc file's own place (${pcfiledir}),

@@ -3,9 +3,12 @@
 The library is found, in this order, at:
   1. the path in the RUNLOOP_LIBRARY environment variable (tests use the
      freshly built librunloop.so.0 this way);
-  2. "librunloop.so.0" through the dynamic loader's search path
+  2. the copy a wheel carries, runloop/lib/librunloop.so.0 beside this file;
+  3. "librunloop.so.0" through the dynamic loader's search path
      (LD_LIBRARY_PATH, ld.so.cache, ...);
-  3. whatever ctypes.util.find_library("runloop") finds.
+  4. whatever ctypes.util.find_library("runloop") finds.
+A copy loaded here is separate from one the process links (say, a C
+extension's): each has its own loops and handles (see runloop.h, Linking).
 """
 import ctypes
 import ctypes.util
@@ -54,6 +57,12 @@ def _load():
             return ctypes.CDLL(path)
         except OSError as error:
             raise ImportError(f"runloop: cannot load RUNLOOP_LIBRARY={path!r}: {error}") from error
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "librunloop.so.0")
+    if os.path.exists(bundled):
+        try:
+            return ctypes.CDLL(bundled)
+        except OSError as error:
+            raise ImportError(f"runloop: cannot load the bundled {bundled!r}: {error}") from error
     try:
         return ctypes.CDLL("librunloop.so.0")
     except OSError:
