@@ -14,6 +14,7 @@ run; RunLoop.run() (or the call that triggered the callback) raises it.  A
 callback that no Python call is waiting for (for instance one run by a loop
 driven from C) reports its exception through sys.unraisablehook.
 """
+import ctypes
 import itertools
 import sys
 import threading
@@ -149,5 +150,125 @@ def source_cancel(info, rl, mode):
 def perform_once(info):
     with _lock:
         entry = _entries.pop(info, None)
+        loop = _queued.pop(info, None)
+        if loop is not None:
+            _by_loop.get(loop, set()).discard(info)
     if entry is not None:
         _call(entry[0])
+
+
+# ---- performed functions the library may drop ------------------------------
+# RLRunLoopPerformFunction has no release callback: a function queued on a
+# loop whose thread exits before running it is dropped by the library
+# without a word.  The token of each queued function is remembered with its
+# loop, and forgotten (freeing the callable) when it runs, when the library
+# refuses the call (the loop is gone), or when the Python thread that owns
+# the loop exits (`own_loop`).
+
+_queued = {}    # token -> loop handle
+_by_loop = {}   # loop handle -> tokens queued on it
+
+
+def queue(loop, function):
+    """Registers `function` as queued on `loop`; returns its token."""
+    token = register(function, references=1)
+    with _lock:
+        _queued[token] = loop
+        _by_loop.setdefault(loop, set()).add(token)
+    return token
+
+
+def unqueue(token):
+    """Forgets a token the library did not take."""
+    with _lock:
+        _entries.pop(token, None)
+        loop = _queued.pop(token, None)
+        if loop is not None:
+            _by_loop.get(loop, set()).discard(token)
+
+
+def drop_loop(loop):
+    """Forgets every function still queued on `loop` (its thread exited)."""
+    with _lock:
+        for token in _by_loop.pop(loop, ()):
+            _entries.pop(token, None)
+            _queued.pop(token, None)
+
+
+class _LoopOwner:
+    """Lives in the owning thread's thread-local storage: Python destroys it
+    when that thread ends, just before the library tears the loop down."""
+    __slots__ = ("loop",)
+
+    def __init__(self, loop):
+        self.loop = loop
+
+    def __del__(self):
+        drop_loop(self.loop)
+
+
+def own_loop(loop):
+    """Called on a thread with its own loop (RunLoop.current())."""
+    if getattr(_thread, "owner", None) is None:
+        _thread.owner = _LoopOwner(loop)
+
+
+# ---- file descriptors, worker threads, ports, stalls -----------------------
+
+@_capi.FileDescriptorCallBack
+def descriptor_ready(handle, types, info):
+    state = _state(info)
+    if state is not None:
+        _call(state.callback, state.wrapper(handle), int(types))
+
+
+@_capi.InfoCallBack
+def run_task(info):
+    """A task given to a worker thread: run once, then forgotten."""
+    with _lock:
+        entry = _entries.pop(info, None)
+    if entry is not None:
+        _call(entry[0])
+
+
+@_capi.MessagePortCallBack
+def port_request(handle, msgid, data, info):
+    """A request on a local port: the callable's bytes (or None) become the
+    reply, an RLData whose reference goes to the library."""
+    state = _state(info)
+    if state is None:
+        return None
+    payload = None
+    if data:
+        length = _capi.RLDataGetLength(data)
+        payload = ctypes.string_at(_capi.RLDataGetBytePtr(data), length) if length else b""
+    reply = []
+    _call(lambda: reply.append(state.callback(state.wrapper(handle), int(msgid), payload)))
+    if not reply or reply[0] is None:
+        return None
+    body = bytes(reply[0])
+    return _capi.RLDataCreate(None, body, len(body)) or None
+
+
+@_capi.MessagePortInvalidationCallBack
+def port_invalidated(handle, info):
+    from .ports import MessagePort
+    callback = MessagePort._invalidation_callbacks.get(handle)
+    if callback is not None:
+        _call(callback)
+
+
+@_capi.StallCallBack
+def stall_reported(rl, stall, info):
+    state = _state(info)
+    if state is None:
+        return
+    s = stall.contents
+    report = {
+        "phase": (_capi.RLRunLoopPhaseGetName(s.phase) or b"").decode(),
+        "callout": (_capi.RLRunLoopCalloutKindGetName(s.callout) or b"").decode(),
+        "mode": s.mode.decode("utf-8") if s.mode else None,
+        "elapsed": s.elapsed,
+    }
+    from .loop import RunLoop
+    _call(state, RunLoop._borrow(rl), report)
