@@ -10,24 +10,15 @@ inside RunLoop.run().  An exception raised by a callback stops that run and
 is raised by run().  Items are released when Python drops them, except that
 an item added to a loop stays alive (and keeps its callable) until it is
 removed or invalidated.  See the C header runloop/runloop.h for the exact
-semantics of every call.  Calls the library refuses raise RunLoopError
-(InvalidArgumentError is also a ValueError).  On the main thread, Ctrl-C
-ends RunLoop.run() with KeyboardInterrupt.
+semantics of every call.
 """
 from . import _capi
 from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
-from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError, StaleHandleError
-from .fd import READ, WRITE, FileDescriptor
 from .items import Observer, Source, Timer
 from .loop import RunLoop
-from .ports import MessagePort, PortError, PortStatus
-from .thread import WorkerThread
 
 __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
-           "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
-           "FileDescriptor", "READ", "WRITE", "WorkerThread", "MessagePort", "PortStatus",
-           "PortError", "RunLoopError", "ErrorCode", "InvalidArgumentError", "StaleHandleError",
-           "LoopGoneError"]
+           "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version"]
 
 
 def absolute_time():

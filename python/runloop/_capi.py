@@ -43,38 +43,6 @@ class SourceContext(Structure):
                 ("cancel", ScheduleCallBack), ("perform", InfoCallBack)]
 
 
-FileDescriptorCallBack = CFUNCTYPE(None, c_void_p, RLOptionFlags, c_void_p)    # (f, types, info)
-# (local, msgid, data, info) -> RLDataRef; c_void_p restype would be boxed.
-MessagePortCallBack = CFUNCTYPE(c_void_p, c_void_p, c_int32, c_void_p, c_void_p)
-MessagePortInvalidationCallBack = CFUNCTYPE(None, c_void_p, c_void_p)
-
-
-class StallInfo(Structure):
-    """RLRunLoopStall."""
-    _fields_ = [("phase", c_int32), ("callout", c_int32), ("item", c_void_p),
-                ("mode", c_char_p), ("elapsed", c_double)]
-
-
-StallCallBack = CFUNCTYPE(None, c_void_p, POINTER(StallInfo), c_void_p)
-
-LATENESS_BUCKETS = 24
-
-
-class Statistics(Structure):
-    """RLRunLoopStatistics (insight.h), `size` set before each call."""
-    _fields_ = [("size", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
-                ("passes", ctypes.c_uint64), ("sleeps", ctypes.c_uint64),
-                ("wakeUpsByDescriptor", ctypes.c_uint64), ("wakeUpsByWakeUp", ctypes.c_uint64),
-                ("wakeUpsByTimer", ctypes.c_uint64), ("wakeUpsByTimeout", ctypes.c_uint64),
-                ("timersFired", ctypes.c_uint64), ("timersLate", ctypes.c_uint64),
-                ("timerSlotsSkipped", ctypes.c_uint64),
-                ("latenessHistogram", ctypes.c_uint64 * LATENESS_BUCKETS),
-                ("version0Performed", ctypes.c_uint64), ("version1Performed", ctypes.c_uint64),
-                ("observersCalled", ctypes.c_uint64), ("blocksRun", ctypes.c_uint64),
-                ("longestCalloutNanoseconds", ctypes.c_uint64), ("longestCalloutKind", c_int32),
-                ("reserved2", ctypes.c_uint32), ("busyYields", ctypes.c_uint64)]
-
-
 class ItemContext(Structure):
     """RLRunLoopTimerContext and RLRunLoopObserverContext (same layout)."""
     _fields_ = [("version", RLIndex), ("info", c_void_p),
@@ -165,104 +133,12 @@ _PROTOTYPES = {
     "RLRunLoopTimerSetTolerance": (None, [Handle, RLTimeInterval]),
 }
 
-define_later = {
-    # file descriptors
-    "RLFileDescriptorCreate": (Handle, [c_void_p, ctypes.c_int, RLBoolean, FileDescriptorCallBack,
-                                        POINTER(ItemContext)]),
-    "RLFileDescriptorGetNativeDescriptor": (ctypes.c_int, [Handle]),
-    "RLFileDescriptorEnableCallBacks": (None, [Handle, RLOptionFlags]),
-    "RLFileDescriptorDisableCallBacks": (None, [Handle, RLOptionFlags]),
-    "RLFileDescriptorInvalidate": (None, [Handle]),
-    "RLFileDescriptorIsValid": (RLBoolean, [Handle]),
-    "RLFileDescriptorCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
-    # worker threads
-    "RLThreadCreate": (Handle, [c_char_p]),
-    "RLThreadGetRunLoop": (Handle, [Handle]),
-    "RLThreadPerform": (RLBoolean, [Handle, InfoCallBack, c_void_p, RLBoolean]),
-    "RLThreadStop": (None, [Handle]),
-    # data and message ports
-    "RLDataCreate": (Handle, [c_void_p, c_void_p, RLIndex]),
-    "RLDataGetLength": (RLIndex, [Handle]),
-    "RLDataGetBytePtr": (c_void_p, [Handle]),
-    "RLMessagePortCreateLocal": (Handle, [c_void_p, c_char_p, MessagePortCallBack, POINTER(ItemContext),
-                                          POINTER(RLBoolean)]),
-    "RLMessagePortCreateRemote": (Handle, [c_void_p, c_char_p]),
-    "RLMessagePortIsRemote": (RLBoolean, [Handle]),
-    "RLMessagePortGetName": (c_char_p, [Handle]),
-    "RLMessagePortInvalidate": (None, [Handle]),
-    "RLMessagePortIsValid": (RLBoolean, [Handle]),
-    "RLMessagePortSetInvalidationCallBack": (None, [Handle, MessagePortInvalidationCallBack]),
-    "RLMessagePortSendRequest": (c_int32, [Handle, c_int32, Handle, RLTimeInterval, RLTimeInterval,
-                                           c_char_p, POINTER(c_void_p)]),
-    "RLMessagePortCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
-    # insight
-    "RLRunLoopSetStallHandler": (None, [Handle, RLTimeInterval, StallCallBack, c_void_p]),
-    "RLRunLoopGetStatistics": (None, [Handle, POINTER(Statistics)]),
-    "RLRunLoopResetStatistics": (None, [Handle]),
-    "RLRunLoopPhaseGetName": (c_char_p, [c_int32]),
-    "RLRunLoopCalloutKindGetName": (c_char_p, [c_int32]),
-}
-
-# The error channel, and libc's free for the strings it hands out.
-lib.RLGetLastError.restype, lib.RLGetLastError.argtypes = c_int32, []
-lib.RLClearLastError.restype, lib.RLClearLastError.argtypes = None, []
-lib.RLCopyLastErrorDescription.restype, lib.RLCopyLastErrorDescription.argtypes = c_void_p, []
-_libc = ctypes.CDLL(None)
-_libc.free.restype, _libc.free.argtypes = None, [c_void_p]
-
-# Calls made on every item of a flood, or that cannot fail for a handle a
-# wrapper holds: not checked (two more foreign calls each).
-_UNCHECKED = {
-    "RLGetVersion", "RLRetain", "RLRelease", "RLGetRetainCount", "RLAbsoluteTimeGetCurrent",
-    "RLRunLoopGetCurrent", "RLRunLoopIsWaiting", "RLRunLoopWakeUp", "RLRunLoopSourceSignal",
-    "RLRunLoopSourceSignalAndWakeUp", "RLRunLoopSourceIsSignalled", "RLArrayGetCount",
-    "RLArrayGetValueAtIndex",
-}
-
-
-def take_error(function_name):
-    """The calling thread's last error as a RunLoopError (clearing it), or
-    None if there is none."""
-    code = lib.RLGetLastError()
-    if code == 0:
-        return None
-    from .errors import error_for
-    raw = lib.RLCopyLastErrorDescription()
-    message = ""
-    if raw:
-        message = ctypes.string_at(raw).decode("utf-8", "replace")
-        _libc.free(raw)
-    lib.RLClearLastError()
-    return error_for(code, function_name, message)
-
-
-def _checked(function, name):
-    clear = lib.RLClearLastError
-    last = lib.RLGetLastError
-
-    def call(*args):
-        clear()
-        result = function(*args)
-        if last():
-            raise take_error(name)
-        return result
-    call.__name__ = name
-    call.__doc__ = f"{name}, raising RunLoopError when the library reports an error."
-    return call
-
-
-def define(prototypes):
-    """Sets restype/argtypes of each function and exports it from this
-    module, checked unless it is in _UNCHECKED."""
-    for name, (restype, argtypes) in prototypes.items():
-        function = getattr(lib, name)
-        function.restype = restype
-        function.argtypes = argtypes
-        globals()[name] = function if name in _UNCHECKED else _checked(function, name)
-
-
-define(_PROTOTYPES)
-define(define_later)
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+    globals()[_name] = _function
+del _name, _restype, _argtypes, _function
 
 
 def mode_bytes(mode):

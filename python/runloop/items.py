@@ -31,18 +31,11 @@ def _item_context(token):
     return _capi.ItemContext(0, token, _callbacks.retain_info, _callbacks.release_info, None)
 
 
-def _create(cls, self, state, token, create):
-    """Calls `create()` (a C Create function given the token as info) and
-    finishes construction; the C object now holds the token (retain).  If
-    the library refuses, the token is forgotten and its error raised."""
-    try:
-        handle = create()
-    except BaseException:
-        _callbacks.forget(token)
-        raise
+def _created(cls, self, state, token, handle):
+    """Finishes construction; the C object now holds the token (retain)."""
     if not handle:
         _callbacks.forget(token)
-        raise ValueError(f"{cls.__name__}: the library refused to create it")
+        raise ValueError(f"{cls.__name__}: the library refused to create it (see stderr)")
     Handle.__init__(self, handle)
     state._wrapper = weakref.ref(self)
 
@@ -60,8 +53,9 @@ class Timer(Handle):
         state = _State(callback, Timer)
         token = _callbacks.register(state)
         context = _item_context(token)
-        _create(Timer, self, state, token, lambda: _capi.RLRunLoopTimerCreate(None, float(fire_date), float(interval), 0, order,
-                                            _callbacks.timer_fired, context))
+        handle = _capi.RLRunLoopTimerCreate(None, float(fire_date), float(interval), 0, order,
+                                            _callbacks.timer_fired, context)
+        _created(Timer, self, state, token, handle)
         if tolerance is not None:
             self.tolerance = tolerance
 
@@ -118,7 +112,8 @@ class Source(Handle):
         context = _capi.SourceContext(0, token, _callbacks.retain_info, _callbacks.release_info,
                                       None, None, None, _callbacks.source_schedule,
                                       _callbacks.source_cancel, _callbacks.source_perform)
-        _create(Source, self, state, token, lambda: _capi.RLRunLoopSourceCreate(None, order, context))
+        handle = _capi.RLRunLoopSourceCreate(None, order, context)
+        _created(Source, self, state, token, handle)
 
     def signal(self):
         _capi.RLRunLoopSourceSignal(self._handle)
@@ -157,8 +152,9 @@ class Observer(Handle):
         state = _State(callback, Observer)
         token = _callbacks.register(state)
         context = _item_context(token)
-        _create(Observer, self, state, token, lambda: _capi.RLRunLoopObserverCreate(None, int(activities), 1 if repeats else 0, order,
-                                               _callbacks.observer_called, context))
+        handle = _capi.RLRunLoopObserverCreate(None, int(activities), 1 if repeats else 0, order,
+                                               _callbacks.observer_called, context)
+        _created(Observer, self, state, token, handle)
 
     def invalidate(self):
         """Removes the observer from its loop; its callable is released."""

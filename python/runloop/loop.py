@@ -2,7 +2,7 @@
 import ctypes
 import threading
 
-from . import _callbacks, _capi, _signals
+from . import _callbacks, _capi
 from ._handle import Handle
 from .constants import DEFAULT_MODE, RunResult
 
@@ -17,10 +17,7 @@ class RunLoop(Handle):
     @classmethod
     def current(cls):
         """The calling thread's loop (created on first use)."""
-        handle = _capi.RLRunLoopGetCurrent()
-        if threading.current_thread() is not threading.main_thread():
-            _callbacks.own_loop(handle)
-        return cls._borrow(handle)
+        return cls._borrow(_capi.RLRunLoopGetCurrent())
 
     @classmethod
     def main(cls):
@@ -33,13 +30,11 @@ class RunLoop(Handle):
         """Runs this loop (which must be the calling thread's) in `mode` for
         at most `seconds` and returns a RunResult.  Callbacks run inside
         this call, on this thread.  If one raises, the run stops and the
-        exception is raised here.  On the main thread, Ctrl-C ends the run
-        with KeyboardInterrupt and Python signal handlers run while it
-        sleeps, as with time.sleep (see _signals)."""
+        exception is raised here."""
         if _capi.RLRunLoopGetCurrent() != self._handle:
             raise RuntimeError("RunLoop.run: only the loop's own thread can run it "
                                f"(called from {threading.current_thread().name})")
-        with _signals.watching(), _callbacks.waiting():
+        with _callbacks.waiting():
             result = _capi.RLRunLoopRunInMode(_capi.mode_bytes(mode), float(seconds),
                                               1 if return_after_source_handled else 0)
         return RunResult(result)
@@ -60,27 +55,19 @@ class RunLoop(Handle):
     def perform(self, function, mode=DEFAULT_MODE, wake=True):
         """Queues function() to run once on the loop's thread, the next time
         it runs a pass in `mode` (a name, COMMON_MODES, or a list of names),
-        then wakes the loop unless wake=False.  Raises LoopGoneError if the
-        loop's thread has exited.  A function still queued when the thread
-        that owns the loop exits is dropped, and freed."""
+        then wakes the loop unless wake=False."""
         if not callable(function):
             raise TypeError("RunLoop.perform: function must be callable")
-        token = _callbacks.queue(self._handle, function)
-        try:
-            if isinstance(mode, (list, tuple)):
-                names = (ctypes.c_char_p * len(mode))(*[_capi.mode_bytes(m) for m in mode])
-                array = _capi.RLArrayCreateWithModes(names, len(mode))
-                try:
-                    _capi.RLRunLoopPerformFunction(self._handle, array, _callbacks.perform_once, token)
-                finally:
-                    _capi.RLRelease(array)
-            else:
-                mode_name = ctypes.c_char_p(_capi.mode_bytes(mode))
-                _capi.RLRunLoopPerformFunction(self._handle, ctypes.cast(mode_name, ctypes.c_void_p),
-                                               _callbacks.perform_once, token)
-        except BaseException:
-            _callbacks.unqueue(token)   # refused (the loop is gone): free it now
-            raise
+        token = _callbacks.register(function, references=1)
+        if isinstance(mode, (list, tuple)):
+            names = (ctypes.c_char_p * len(mode))(*[_capi.mode_bytes(m) for m in mode])
+            array = _capi.RLArrayCreateWithModes(names, len(mode))
+            _capi.RLRunLoopPerformFunction(self._handle, array, _callbacks.perform_once, token)
+            _capi.RLRelease(array)
+        else:
+            mode_name = ctypes.c_char_p(_capi.mode_bytes(mode))
+            _capi.RLRunLoopPerformFunction(self._handle, ctypes.cast(mode_name, ctypes.c_void_p),
+                                           _callbacks.perform_once, token)
         if wake:
             self.wake_up()
 
@@ -142,44 +129,5 @@ class RunLoop(Handle):
     def contains_observer(self, observer, mode=DEFAULT_MODE):
         return bool(_capi.RLRunLoopContainsObserver(self._handle, observer._handle, _capi.mode_bytes(mode)))
 
-    # ---- insight -----------------------------------------------------------
-
-    def statistics(self) -> dict:
-        """The loop's counters (RLRunLoopStatistics) as a dict."""
-        stats = _capi.Statistics()
-        stats.size = ctypes.sizeof(stats)
-        _capi.RLRunLoopGetStatistics(self._handle, ctypes.byref(stats))
-        result = {}
-        for name, _ in _capi.Statistics._fields_:
-            if name in ("size", "reserved", "reserved2"):
-                continue
-            value = getattr(stats, name)
-            result[name] = list(value) if name == "latenessHistogram" else int(value)
-        result["longestCalloutKind"] = (_capi.RLRunLoopCalloutKindGetName(stats.longestCalloutKind) or b"").decode()
-        return result
-
-    def reset_statistics(self) -> None:
-        _capi.RLRunLoopResetStatistics(self._handle)
-
-    def set_stall_handler(self, threshold: float, handler) -> None:
-        """Calls handler(loop, stall) from the library's watchdog thread when
-        this loop stays in one step or callout longer than `threshold`
-        seconds; `stall` is a dict (phase, callout, mode, elapsed).  None
-        (or threshold 0) stops watching."""
-        previous = RunLoop._stall_tokens.pop(self._handle, None)
-        if handler is None or threshold <= 0:
-            _capi.RLRunLoopSetStallHandler(self._handle, 0.0, _capi.StallCallBack(), None)
-        else:
-            if not callable(handler):
-                raise TypeError("RunLoop.set_stall_handler: handler must be callable")
-            token = _callbacks.register(handler, references=1)
-            RunLoop._stall_tokens[self._handle] = token
-            _capi.RLRunLoopSetStallHandler(self._handle, float(threshold), _callbacks.stall_reported, token)
-        if previous is not None:
-            _callbacks.forget(previous)
-
     def __repr__(self):
         return f"<RunLoop {self._handle:#x}>"
-
-
-RunLoop._stall_tokens = {}   # loop handle -> token of its stall handler
