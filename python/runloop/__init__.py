@@ -14,11 +14,13 @@ semantics of every call.
 """
 from . import _capi
 from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
+from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError
 from .items import Observer, Source, Timer
 from .loop import RunLoop
 
 __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
-           "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version"]
+           "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
+           "RunLoopError", "InvalidArgumentError", "LoopGoneError", "ErrorCode"]
 
 
 def absolute_time():

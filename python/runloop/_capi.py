@@ -1,5 +1,9 @@
 """The C library, loaded with ctypes, and the prototypes of its functions.
 
+Every function is wrapped so that an error the library reports during the
+call (its error channel: see errors.py) is raised by the call as a
+RunLoopError; `raw` holds the bare ctypes functions.
+
 The library is found, in this order, at:
   1. the path in the RUNLOOP_LIBRARY environment variable (tests use the
      freshly built librunloop.so.0 this way);
@@ -10,11 +14,15 @@ The library is found, in this order, at:
 A copy loaded here is separate from one the process links (say, a C
 extension's): each has its own loops and handles (see runloop.h, Linking).
 """
+import atexit
 import ctypes
 import ctypes.util
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int32,
-                    c_long, c_ubyte, c_ulong, c_void_p)
+import threading
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32,
+                    c_long, c_ubyte, c_uint32, c_uint64, c_ulong, c_void_p)
+
+from .errors import RunLoopError, error_for
 
 RLBoolean = c_ubyte          # unsigned char, 0 or 1
 RLIndex = c_long
@@ -33,6 +41,11 @@ InfoCallBack = CFUNCTYPE(None, c_void_p)                       # perform(info)
 ScheduleCallBack = CFUNCTYPE(None, c_void_p, c_void_p, c_char_p)  # (info, rl, mode)
 TimerCallBack = CFUNCTYPE(None, c_void_p, c_void_p)            # (timer, info)
 ObserverCallBack = CFUNCTYPE(None, c_void_p, RLOptionFlags, c_void_p)
+FileDescriptorCallBack = CFUNCTYPE(None, c_void_p, RLOptionFlags, c_void_p)  # (f, types, info)
+# (local, msgid, data, info) -> RLDataRef the library releases (or NULL)
+MessagePortCallBack = CFUNCTYPE(c_void_p, c_void_p, c_int32, c_void_p, c_void_p)
+MessagePortInvalidationCallBack = CFUNCTYPE(None, c_void_p, c_void_p)  # (port, info)
+ErrorHandler = CFUNCTYPE(None, c_int32, c_char_p, c_char_p, c_void_p)  # (code, function, message, info)
 
 
 class SourceContext(Structure):
@@ -48,6 +61,33 @@ class ItemContext(Structure):
     _fields_ = [("version", RLIndex), ("info", c_void_p),
                 ("retain", RetainCallBack), ("release", ReleaseCallBack),
                 ("copyDescription", c_void_p)]
+
+
+class Stall(Structure):
+    """RLRunLoopStall (insight.h)."""
+    _fields_ = [("phase", c_int32), ("callout", c_int32), ("item", c_void_p),
+                ("mode", c_char_p), ("elapsed", c_double)]
+
+
+StallHandler = CFUNCTYPE(None, c_void_p, POINTER(Stall), c_void_p)  # (rl, stall, info)
+
+LATENESS_BUCKETS = 24  # RL_RUN_LOOP_LATENESS_BUCKETS
+
+
+class Statistics(Structure):
+    """RLRunLoopStatistics (insight.h); `size` must be set to sizeof."""
+    _fields_ = [("size", c_uint32), ("reserved", c_uint32),
+                ("passes", c_uint64), ("sleeps", c_uint64),
+                ("wakeUpsByDescriptor", c_uint64), ("wakeUpsByWakeUp", c_uint64),
+                ("wakeUpsByTimer", c_uint64), ("wakeUpsByTimeout", c_uint64),
+                ("timersFired", c_uint64), ("timersLate", c_uint64),
+                ("timerSlotsSkipped", c_uint64),
+                ("latenessHistogram", c_uint64 * LATENESS_BUCKETS),
+                ("version0Performed", c_uint64), ("version1Performed", c_uint64),
+                ("observersCalled", c_uint64), ("blocksRun", c_uint64),
+                ("longestCalloutNanoseconds", c_uint64),
+                ("longestCalloutKind", c_int32), ("reserved2", c_uint32),
+                ("busyYields", c_uint64)]
 
 
 def _load():
@@ -79,6 +119,9 @@ lib = _load()
 _PROTOTYPES = {
     # name: (restype, argtypes)
     "RLGetVersion": (c_char_p, []),
+    "RLGetLastError": (c_int32, []),
+    "RLClearLastError": (None, []),
+    "RLSetErrorHandler": (None, [ErrorHandler, c_void_p]),
     "RLRetain": (c_void_p, [c_void_p]),
     "RLRelease": (None, [c_void_p]),
     "RLGetRetainCount": (RLIndex, [c_void_p]),
@@ -131,14 +174,113 @@ _PROTOTYPES = {
     "RLRunLoopTimerIsValid": (RLBoolean, [Handle]),
     "RLRunLoopTimerGetTolerance": (RLTimeInterval, [Handle]),
     "RLRunLoopTimerSetTolerance": (None, [Handle, RLTimeInterval]),
+    # file descriptors (runloop.h)
+    "RLFileDescriptorCreate": (Handle, [c_void_p, c_int, RLBoolean, FileDescriptorCallBack,
+                                        POINTER(ItemContext)]),
+    "RLFileDescriptorGetNativeDescriptor": (c_int, [Handle]),
+    "RLFileDescriptorEnableCallBacks": (None, [Handle, RLOptionFlags]),
+    "RLFileDescriptorDisableCallBacks": (None, [Handle, RLOptionFlags]),
+    "RLFileDescriptorInvalidate": (None, [Handle]),
+    "RLFileDescriptorIsValid": (RLBoolean, [Handle]),
+    "RLFileDescriptorCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
+    # data, message ports, worker threads (ports.h)
+    "RLDataCreate": (Handle, [c_void_p, c_char_p, RLIndex]),
+    "RLDataGetLength": (RLIndex, [Handle]),
+    "RLDataGetBytePtr": (c_void_p, [Handle]),
+    "RLMessagePortCreateLocal": (Handle, [c_void_p, c_char_p, MessagePortCallBack,
+                                          POINTER(ItemContext), POINTER(RLBoolean)]),
+    "RLMessagePortCreateRemote": (Handle, [c_void_p, c_char_p]),
+    "RLMessagePortIsRemote": (RLBoolean, [Handle]),
+    "RLMessagePortGetName": (c_char_p, [Handle]),
+    "RLMessagePortSetName": (RLBoolean, [Handle, c_char_p]),
+    "RLMessagePortInvalidate": (None, [Handle]),
+    "RLMessagePortIsValid": (RLBoolean, [Handle]),
+    "RLMessagePortSetInvalidationCallBack": (None, [Handle, MessagePortInvalidationCallBack]),
+    "RLMessagePortSendRequest": (c_int32, [Handle, c_int32, Handle, RLTimeInterval, RLTimeInterval,
+                                           c_char_p, POINTER(c_void_p)]),
+    "RLMessagePortCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
+    "RLThreadCreate": (Handle, [c_char_p]),
+    "RLThreadGetRunLoop": (Handle, [Handle]),
+    "RLThreadPerform": (RLBoolean, [Handle, InfoCallBack, c_void_p, RLBoolean]),
+    "RLThreadStop": (None, [Handle]),
+    # stall monitor, statistics, traces (insight.h)
+    "RLRunLoopPhaseGetName": (c_char_p, [c_int32]),
+    "RLRunLoopCalloutKindGetName": (c_char_p, [c_int32]),
+    "RLRunLoopSetStallHandler": (None, [Handle, RLTimeInterval, StallHandler, c_void_p]),
+    "RLRunLoopGetStatistics": (None, [Handle, POINTER(Statistics)]),
+    "RLRunLoopResetStatistics": (None, [Handle]),
+    "RLRunLoopTraceStart": (RLBoolean, [Handle, c_char_p]),
+    "RLRunLoopTraceStop": (RLBoolean, [Handle]),
 }
 
+# ---- the error channel ------------------------------------------------------
+# _thread.depth counts the calls into the library this thread is inside
+# (several when a callout makes calls of its own); _thread.error holds the
+# first error the library reported during the innermost of them.
+
+_thread = threading.local()
+
+
+@ErrorHandler
+def _on_error(code, function, message, info):
+    try:
+        thread = _thread
+        if getattr(thread, "depth", 0) > 0:
+            if getattr(thread, "error", None) is None:
+                thread.error = error_for(code, function.decode("utf-8", "replace"),
+                                         message.decode("utf-8", "replace"))
+            return
+        os.write(2, b"runloop: " + message + b"\n")  # what the default handler writes
+    except BaseException as error:  # noqa: B902 - a signal handler's, most likely: see _signals
+        from . import _callbacks
+        _callbacks._report(error)
+
+
+def _checked(function):
+    def call(*args):
+        thread = _thread
+        depth = getattr(thread, "depth", 0)
+        thread.depth = depth + 1
+        try:
+            result = function(*args)
+        finally:
+            thread.depth = depth
+        error = getattr(thread, "error", None)
+        if error is not None:
+            thread.error = None
+            raise error
+        return result
+    call.__name__ = call.__qualname__ = function.__name__
+    call.__doc__ = f"{function.__name__} (ctypes), raising RunLoopError for a reported error."
+    return call
+
+
+def call_quietly(function, *args):
+    """Calls `function` (one of this module's) and returns (result, error):
+    the error the library reported, or None; nothing is raised or printed.
+    For finalizers and callbacks, where raising would help nobody."""
+    try:
+        return function(*args), None
+    except (RunLoopError, ctypes.ArgumentError) as error:  # only these: see _signals
+        return None, error
+
+
+raw = type("raw", (), {})()  # the bare ctypes functions, by name
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
-    globals()[_name] = _function
+    setattr(raw, _name, _function)
+    globals()[_name] = _checked(_function)
 del _name, _restype, _argtypes, _function
+
+raw.RLSetErrorHandler(_on_error, None)
+
+
+@atexit.register
+def _restore_error_handler():
+    # C threads may still report errors while the interpreter goes away.
+    raw.RLSetErrorHandler(ctypes.cast(None, ErrorHandler), None)
 
 
 def mode_bytes(mode):

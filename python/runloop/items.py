@@ -2,7 +2,7 @@
 import weakref
 
 from . import _callbacks, _capi
-from ._handle import Handle
+from ._handle import Handle, create
 from .constants import Activity
 
 
@@ -31,11 +31,14 @@ def _item_context(token):
     return _capi.ItemContext(0, token, _callbacks.retain_info, _callbacks.release_info, None)
 
 
-def _created(cls, self, state, token, handle):
-    """Finishes construction; the C object now holds the token (retain)."""
-    if not handle:
+def _create(cls, self, state, token, function, *args):
+    """Creates the C object, which then holds the token (retain), and
+    finishes construction; on failure the token is forgotten."""
+    try:
+        handle = create(cls.__name__, function, *args)
+    except BaseException:
         _callbacks.forget(token)
-        raise ValueError(f"{cls.__name__}: the library refused to create it (see stderr)")
+        raise
     Handle.__init__(self, handle)
     state._wrapper = weakref.ref(self)
 
@@ -53,9 +56,8 @@ class Timer(Handle):
         state = _State(callback, Timer)
         token = _callbacks.register(state)
         context = _item_context(token)
-        handle = _capi.RLRunLoopTimerCreate(None, float(fire_date), float(interval), 0, order,
-                                            _callbacks.timer_fired, context)
-        _created(Timer, self, state, token, handle)
+        _create(Timer, self, state, token, _capi.RLRunLoopTimerCreate, None, float(fire_date),
+                float(interval), 0, order, _callbacks.timer_fired, context)
         if tolerance is not None:
             self.tolerance = tolerance
 
@@ -112,8 +114,7 @@ class Source(Handle):
         context = _capi.SourceContext(0, token, _callbacks.retain_info, _callbacks.release_info,
                                       None, None, None, _callbacks.source_schedule,
                                       _callbacks.source_cancel, _callbacks.source_perform)
-        handle = _capi.RLRunLoopSourceCreate(None, order, context)
-        _created(Source, self, state, token, handle)
+        _create(Source, self, state, token, _capi.RLRunLoopSourceCreate, None, order, context)
 
     def signal(self):
         _capi.RLRunLoopSourceSignal(self._handle)
@@ -152,9 +153,8 @@ class Observer(Handle):
         state = _State(callback, Observer)
         token = _callbacks.register(state)
         context = _item_context(token)
-        handle = _capi.RLRunLoopObserverCreate(None, int(activities), 1 if repeats else 0, order,
-                                               _callbacks.observer_called, context)
-        _created(Observer, self, state, token, handle)
+        _create(Observer, self, state, token, _capi.RLRunLoopObserverCreate, None, int(activities),
+                1 if repeats else 0, order, _callbacks.observer_called, context)
 
     def invalidate(self):
         """Removes the observer from its loop; its callable is released."""

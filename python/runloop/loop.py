@@ -1,10 +1,14 @@
 """RunLoop: a thread's run loop."""
 import ctypes
 import threading
+from typing import Callable, Optional, Sequence, Union
 
-from . import _callbacks, _capi
-from ._handle import Handle
+from . import _callbacks, _capi, _signals
+from ._handle import Handle, handle_of
 from .constants import DEFAULT_MODE, RunResult
+from .items import Observer, Source, Timer
+
+Mode = Union[str, bytes]
 
 _FOREVER = 1.0e10
 
@@ -26,16 +30,23 @@ class RunLoop(Handle):
 
     # ---- running ---------------------------------------------------------
 
-    def run(self, mode=DEFAULT_MODE, seconds=_FOREVER, return_after_source_handled=False):
+    def run(self, mode: Mode = DEFAULT_MODE, seconds: float = _FOREVER,
+            return_after_source_handled: bool = False) -> RunResult:
         """Runs this loop (which must be the calling thread's) in `mode` for
         at most `seconds` and returns a RunResult.  Callbacks run inside
         this call, on this thread.  If one raises, the run stops and the
-        exception is raised here."""
+        exception is raised here.
+
+        On the main thread, signals reach their Python handlers while the
+        loop sleeps, as with time.sleep(): Ctrl-C raises KeyboardInterrupt
+        from run() (the run is stopped), and a handler that returns lets the
+        run go on.  Other threads never run Python signal handlers."""
         if _capi.RLRunLoopGetCurrent() != self._handle:
             raise RuntimeError("RunLoop.run: only the loop's own thread can run it "
                                f"(called from {threading.current_thread().name})")
-        with _callbacks.waiting():
-            result = _capi.RLRunLoopRunInMode(_capi.mode_bytes(mode), float(seconds),
+        mode_name = _capi.mode_bytes(mode)
+        with _callbacks.waiting(), _signals.watching(self._handle):
+            result = _capi.RLRunLoopRunInMode(mode_name, float(seconds),
                                               1 if return_after_source_handled else 0)
         return RunResult(result)
 
@@ -52,22 +63,36 @@ class RunLoop(Handle):
         """Whether the loop is asleep waiting for an event."""
         return bool(_capi.RLRunLoopIsWaiting(self._handle))
 
-    def perform(self, function, mode=DEFAULT_MODE, wake=True):
+    def perform(self, function: Callable[[], object],
+                mode: Union[Mode, Sequence[Mode]] = DEFAULT_MODE, wake: bool = True) -> None:
         """Queues function() to run once on the loop's thread, the next time
         it runs a pass in `mode` (a name, COMMON_MODES, or a list of names),
-        then wakes the loop unless wake=False."""
+        then wakes the loop unless wake=False.
+
+        The function (and what it references) is released after it ran, or
+        when the loop's thread exits with it still queued (the library drops
+        it then).  A function queued in a mode the loop never runs is kept
+        as long as the loop lives (the main thread's loop: for ever).
+        Raises LoopGoneError if the loop's thread has already exited."""
         if not callable(function):
             raise TypeError("RunLoop.perform: function must be callable")
-        token = _callbacks.register(function, references=1)
         if isinstance(mode, (list, tuple)):
             names = (ctypes.c_char_p * len(mode))(*[_capi.mode_bytes(m) for m in mode])
-            array = _capi.RLArrayCreateWithModes(names, len(mode))
-            _capi.RLRunLoopPerformFunction(self._handle, array, _callbacks.perform_once, token)
-            _capi.RLRelease(array)
+            modes = array = _capi.RLArrayCreateWithModes(names, len(mode))
         else:
+            array = None
             mode_name = ctypes.c_char_p(_capi.mode_bytes(mode))
-            _capi.RLRunLoopPerformFunction(self._handle, ctypes.cast(mode_name, ctypes.c_void_p),
-                                           _callbacks.perform_once, token)
+            modes = ctypes.cast(mode_name, ctypes.c_void_p)
+        try:
+            token = _callbacks.register_perform(function, self._handle)
+            try:
+                _capi.RLRunLoopPerformFunction(self._handle, modes, _callbacks.perform_once, token)
+            except BaseException:
+                _callbacks.forget_perform(token)
+                raise
+        finally:
+            if array:
+                _capi.RLRelease(array)
         if wake:
             self.wake_up()
 
@@ -98,36 +123,47 @@ class RunLoop(Handle):
 
     # ---- items -----------------------------------------------------------
     # The loop keeps an added item (and its callable) until it is removed or
-    # invalidated, whether or not Python still holds the item.
+    # invalidated, whether or not Python still holds the item.  Adding to
+    # the loop of an exited thread raises LoopGoneError; adding a timer or
+    # observer that belongs to another loop raises RunLoopError (WRONG_LOOP).
 
-    def add_timer(self, timer, mode=DEFAULT_MODE):
-        _capi.RLRunLoopAddTimer(self._handle, timer._handle, _capi.mode_bytes(mode))
+    def add_timer(self, timer: Timer, mode: Mode = DEFAULT_MODE) -> None:
+        _capi.RLRunLoopAddTimer(self._handle, handle_of(timer, Timer, "RunLoop.add_timer"),
+                                _capi.mode_bytes(mode))
 
-    def remove_timer(self, timer, mode=DEFAULT_MODE):
-        _capi.RLRunLoopRemoveTimer(self._handle, timer._handle, _capi.mode_bytes(mode))
+    def remove_timer(self, timer: Timer, mode: Mode = DEFAULT_MODE) -> None:
+        _capi.RLRunLoopRemoveTimer(self._handle, handle_of(timer, Timer, "RunLoop.remove_timer"),
+                                   _capi.mode_bytes(mode))
 
-    def contains_timer(self, timer, mode=DEFAULT_MODE):
-        return bool(_capi.RLRunLoopContainsTimer(self._handle, timer._handle, _capi.mode_bytes(mode)))
+    def contains_timer(self, timer: Timer, mode: Mode = DEFAULT_MODE) -> bool:
+        return bool(_capi.RLRunLoopContainsTimer(
+            self._handle, handle_of(timer, Timer, "RunLoop.contains_timer"), _capi.mode_bytes(mode)))
 
-    def add_source(self, source, mode=DEFAULT_MODE):
+    def add_source(self, source: Source, mode: Mode = DEFAULT_MODE) -> None:
+        handle = handle_of(source, Source, "RunLoop.add_source")
         with _callbacks.waiting():  # the source's schedule callback runs here
-            _capi.RLRunLoopAddSource(self._handle, source._handle, _capi.mode_bytes(mode))
+            _capi.RLRunLoopAddSource(self._handle, handle, _capi.mode_bytes(mode))
 
-    def remove_source(self, source, mode=DEFAULT_MODE):
+    def remove_source(self, source: Source, mode: Mode = DEFAULT_MODE) -> None:
+        handle = handle_of(source, Source, "RunLoop.remove_source")
         with _callbacks.waiting():  # the source's cancel callback runs here
-            _capi.RLRunLoopRemoveSource(self._handle, source._handle, _capi.mode_bytes(mode))
+            _capi.RLRunLoopRemoveSource(self._handle, handle, _capi.mode_bytes(mode))
 
-    def contains_source(self, source, mode=DEFAULT_MODE):
-        return bool(_capi.RLRunLoopContainsSource(self._handle, source._handle, _capi.mode_bytes(mode)))
+    def contains_source(self, source: Source, mode: Mode = DEFAULT_MODE) -> bool:
+        return bool(_capi.RLRunLoopContainsSource(
+            self._handle, handle_of(source, Source, "RunLoop.contains_source"), _capi.mode_bytes(mode)))
 
-    def add_observer(self, observer, mode=DEFAULT_MODE):
-        _capi.RLRunLoopAddObserver(self._handle, observer._handle, _capi.mode_bytes(mode))
+    def add_observer(self, observer: Observer, mode: Mode = DEFAULT_MODE) -> None:
+        _capi.RLRunLoopAddObserver(self._handle, handle_of(observer, Observer, "RunLoop.add_observer"),
+                                   _capi.mode_bytes(mode))
 
-    def remove_observer(self, observer, mode=DEFAULT_MODE):
-        _capi.RLRunLoopRemoveObserver(self._handle, observer._handle, _capi.mode_bytes(mode))
+    def remove_observer(self, observer: Observer, mode: Mode = DEFAULT_MODE) -> None:
+        _capi.RLRunLoopRemoveObserver(
+            self._handle, handle_of(observer, Observer, "RunLoop.remove_observer"), _capi.mode_bytes(mode))
 
-    def contains_observer(self, observer, mode=DEFAULT_MODE):
-        return bool(_capi.RLRunLoopContainsObserver(self._handle, observer._handle, _capi.mode_bytes(mode)))
+    def contains_observer(self, observer: Observer, mode: Mode = DEFAULT_MODE) -> bool:
+        return bool(_capi.RLRunLoopContainsObserver(
+            self._handle, handle_of(observer, Observer, "RunLoop.contains_observer"), _capi.mode_bytes(mode)))
 
     def __repr__(self):
         return f"<RunLoop {self._handle:#x}>"

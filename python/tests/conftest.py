@@ -46,3 +46,27 @@ class LoopThread:
 @pytest.fixture
 def loop_thread(mode):
     return LoopThread(mode)
+
+
+def _dead_loop():
+    """The loop of a thread that has exited, once the library has torn it
+    down (a source's cancel callback runs at the teardown, after the thread
+    is gone for Python: join() alone does not wait for it)."""
+    import runloop
+    seen, torn_down = [], threading.Event()
+
+    def thread_main():
+        loop = runloop.RunLoop.current()
+        loop.add_source(runloop.Source(lambda: None, cancel=lambda rl, m: torn_down.set()), "py.dead")
+        seen.append(loop)
+
+    thread = threading.Thread(target=thread_main)
+    thread.start()
+    thread.join()
+    assert torn_down.wait(30)
+    return seen[0]
+
+
+@pytest.fixture
+def dead_loop():
+    return _dead_loop()

@@ -1,6 +1,8 @@
 """Exceptions are reported, not swallowed; objects are released when
 Python drops them (and the loop no longer holds them)."""
 import gc
+import threading
+import time
 import weakref
 
 import pytest
@@ -116,3 +118,56 @@ def test_a_performed_function_is_released_after_it_ran(mode):
     loop.run(mode, 0)
     gc.collect()
     assert alive() is None
+
+
+def wait_until(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline
+        gc.collect()
+        time.sleep(0.001)
+
+
+def test_functions_queued_on_a_loop_whose_thread_exits_are_freed(mode):
+    markers = [Marker(), Marker()]
+    alive = [weakref.ref(m) for m in markers]
+    have_loop, leave, box = threading.Event(), threading.Event(), []
+
+    def thread_main():
+        box.append(runloop.RunLoop.current())
+        have_loop.set()
+        leave.wait()  # exits without running its loop
+
+    thread = threading.Thread(target=thread_main)
+    thread.start()
+    assert have_loop.wait(30)
+    loop = box[0]
+    loop.perform(lambda m=markers[0]: None, mode)
+    loop.perform(lambda m=markers[1]: None, "a.mode.nobody.runs")
+    del markers
+    gc.collect()
+    assert [a() is not None for a in alive] == [True, True]
+    assert _callbacks.queued_on(loop._handle) == 2
+    leave.set()
+    thread.join()
+    wait_until(lambda: all(a() is None for a in alive))  # the loop's teardown follows the thread's exit
+    assert _callbacks.queued_on(loop._handle) == 0 and loop._handle not in _callbacks._loop_tokens
+
+
+def test_a_function_the_library_refuses_is_freed_at_once(mode, dead_loop):
+    marker = Marker()
+    alive = weakref.ref(marker)
+    with pytest.raises(runloop.LoopGoneError):
+        dead_loop.perform(lambda m=marker: None, mode)
+    del marker
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_performed_function_leaves_the_loops_queue_when_it_ran(mode):
+    loop = runloop.RunLoop.current()
+    before = _callbacks.queued_on(loop._handle)
+    loop.perform(lambda: None, mode)
+    assert _callbacks.queued_on(loop._handle) == before + 1
+    loop.run(mode, 0)
+    assert _callbacks.queued_on(loop._handle) == before
