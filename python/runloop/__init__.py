@@ -16,13 +16,14 @@ from . import _capi
 from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
 from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError
 from .fd import FileDescriptor, FileEvent
+from .thread import Thread
 from .items import Observer, Source, Timer
 from .loop import RunLoop
 
 __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
            "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
            "RunLoopError", "InvalidArgumentError", "LoopGoneError", "ErrorCode",
-           "FileDescriptor", "FileEvent"]
+           "FileDescriptor", "FileEvent", "Thread"]
 
 
 def absolute_time():
