@@ -16,6 +16,8 @@ from . import _capi
 from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
 from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError
 from .fd import FileDescriptor, FileEvent
+from .ports import (LocalPort, MessagePort, MessagePortError, MessagePortTimeout, PortNotFoundError,
+                    PortStatus, RemotePort)
 from .thread import Thread
 from .items import Observer, Source, Timer
 from .loop import RunLoop
@@ -23,7 +25,8 @@ from .loop import RunLoop
 __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
            "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
            "RunLoopError", "InvalidArgumentError", "LoopGoneError", "ErrorCode",
-           "FileDescriptor", "FileEvent", "Thread"]
+           "FileDescriptor", "FileEvent", "Thread", "MessagePort", "LocalPort", "RemotePort",
+           "PortStatus", "MessagePortError", "MessagePortTimeout", "PortNotFoundError"]
 
 
 def absolute_time():
