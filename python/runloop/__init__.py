@@ -16,6 +16,7 @@ from . import _capi
 from .constants import COMMON_MODES, DEFAULT_MODE, Activity, RunResult
 from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError
 from .fd import FileDescriptor, FileEvent
+from .insight import CalloutKind, Phase, Stall, Statistics
 from .ports import (LocalPort, MessagePort, MessagePortError, MessagePortTimeout, PortNotFoundError,
                     PortStatus, RemotePort)
 from .thread import Thread
@@ -26,7 +27,8 @@ __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
            "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
            "RunLoopError", "InvalidArgumentError", "LoopGoneError", "ErrorCode",
            "FileDescriptor", "FileEvent", "Thread", "MessagePort", "LocalPort", "RemotePort",
-           "PortStatus", "MessagePortError", "MessagePortTimeout", "PortNotFoundError"]
+           "PortStatus", "MessagePortError", "MessagePortTimeout", "PortNotFoundError",
+           "Stall", "Statistics", "Phase", "CalloutKind"]
 
 
 def absolute_time():

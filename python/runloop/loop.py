@@ -3,7 +3,7 @@ import ctypes
 import threading
 from typing import Callable, Optional, Sequence, Union
 
-from . import _callbacks, _capi, _signals
+from . import _callbacks, _capi, _signals, insight
 from ._handle import Handle, handle_of
 from .constants import DEFAULT_MODE, RunResult
 from .items import Observer, Source, Timer
@@ -164,6 +164,38 @@ class RunLoop(Handle):
     def contains_observer(self, observer: Observer, mode: Mode = DEFAULT_MODE) -> bool:
         return bool(_capi.RLRunLoopContainsObserver(
             self._handle, handle_of(observer, Observer, "RunLoop.contains_observer"), _capi.mode_bytes(mode)))
+
+    # ---- insight (insight.h) ----------------------------------------------
+
+    def set_stall_handler(self, handler: Optional[Callable[["RunLoop", "insight.Stall"], object]],
+                          threshold: float = 0.1) -> None:
+        """Calls handler(loop, stall) when this loop stays in one step of a
+        pass, or in one callout, longer than `threshold` seconds (once per
+        stall; sleeping is never a stall).  The handler runs on the
+        library's watchdog thread, not on the (stuck) loop's thread; an
+        exception it raises goes to sys.unraisablehook.  A new call
+        replaces the handler; None (or threshold <= 0) turns monitoring
+        off.  A callout stuck in Python code holding the GIL delays the
+        handler until the GIL is released (at most the switch interval)."""
+        insight.set_stall_handler(self._handle, handler, threshold)
+
+    def statistics(self) -> "insight.Statistics":
+        """The loop's counters (passes, sleeps, wake-ups by cause, timers
+        fired and late, a lateness histogram, performs, the longest
+        callout...).  Any thread."""
+        return insight.statistics(self._handle)
+
+    def reset_statistics(self) -> None:
+        insight.reset_statistics(self._handle)
+
+    def start_trace(self, path) -> None:
+        """Records the loop's steps and callouts as Chrome trace-event JSON
+        at `path` (open it in https://ui.perfetto.dev) until stop_trace()."""
+        insight.start_trace(self._handle, path)
+
+    def stop_trace(self) -> bool:
+        """Stops recording and closes the file; whether it was recording."""
+        return insight.stop_trace(self._handle)
 
     def __repr__(self):
         return f"<RunLoop {self._handle:#x}>"
