@@ -1,5 +1,6 @@
 """Timer, Source and Observer: items a RunLoop runs."""
 import weakref
+from typing import Callable, Optional
 
 from . import _callbacks, _capi
 from ._handle import Handle, create
@@ -49,7 +50,9 @@ class Timer(Handle):
     interval > 0.  A one-shot timer invalidates itself after firing."""
     __slots__ = ()
 
-    def __init__(self, callback, interval=0.0, *, delay=0.0, fire_date=None, order=0, tolerance=None):
+    def __init__(self, callback: Callable[["Timer"], object], interval: float = 0.0, *,
+                 delay: float = 0.0, fire_date: Optional[float] = None, order: int = 0,
+                 tolerance: Optional[float] = None):
         _check_callable("Timer", "callback", callback)
         if fire_date is None:
             fire_date = _capi.RLAbsoluteTimeGetCurrent() + delay
@@ -61,16 +64,16 @@ class Timer(Handle):
         if tolerance is not None:
             self.tolerance = tolerance
 
-    def invalidate(self):
+    def invalidate(self) -> None:
         """Removes the timer from its loop; its callable is released."""
         _capi.RLRunLoopTimerInvalidate(self._handle)
 
     @property
-    def is_valid(self):
+    def is_valid(self) -> bool:
         return bool(_capi.RLRunLoopTimerIsValid(self._handle))
 
     @property
-    def next_fire_date(self):
+    def next_fire_date(self) -> float:
         return _capi.RLRunLoopTimerGetNextFireDate(self._handle)
 
     @next_fire_date.setter
@@ -78,19 +81,19 @@ class Timer(Handle):
         _capi.RLRunLoopTimerSetNextFireDate(self._handle, float(fire_date))
 
     @property
-    def interval(self):
+    def interval(self) -> float:
         return _capi.RLRunLoopTimerGetInterval(self._handle)
 
     @property
-    def repeats(self):
+    def repeats(self) -> bool:
         return bool(_capi.RLRunLoopTimerDoesRepeat(self._handle))
 
     @property
-    def order(self):
+    def order(self) -> int:
         return _capi.RLRunLoopTimerGetOrder(self._handle)
 
     @property
-    def tolerance(self):
+    def tolerance(self) -> float:
         return _capi.RLRunLoopTimerGetTolerance(self._handle)
 
     @tolerance.setter
@@ -105,7 +108,9 @@ class Source(Handle):
     removing it.  signal() does not wake the loop: call loop.wake_up()."""
     __slots__ = ()
 
-    def __init__(self, perform, *, order=0, schedule=None, cancel=None):
+    def __init__(self, perform: Callable[[], object], *, order: int = 0,
+                 schedule: Optional[Callable[..., object]] = None,
+                 cancel: Optional[Callable[..., object]] = None):
         _check_callable("Source", "perform", perform)
         _check_callable("Source", "schedule", schedule, optional=True)
         _check_callable("Source", "cancel", cancel, optional=True)
@@ -116,29 +121,29 @@ class Source(Handle):
                                       _callbacks.source_cancel, _callbacks.source_perform)
         _create(Source, self, state, token, _capi.RLRunLoopSourceCreate, None, order, context)
 
-    def signal(self):
+    def signal(self) -> None:
         _capi.RLRunLoopSourceSignal(self._handle)
 
-    def signal_and_wake_up(self):
+    def signal_and_wake_up(self) -> None:
         """signal() and a wake-up of every loop holding the source, in one
         call (RLRunLoopSourceSignalAndWakeUp)."""
         _capi.RLRunLoopSourceSignalAndWakeUp(self._handle)
 
     @property
-    def is_signalled(self):
+    def is_signalled(self) -> bool:
         return bool(_capi.RLRunLoopSourceIsSignalled(self._handle))
 
-    def invalidate(self):
+    def invalidate(self) -> None:
         """Removes the source from every loop and mode (cancel runs for each)."""
         with _callbacks.waiting():
             _capi.RLRunLoopSourceInvalidate(self._handle)
 
     @property
-    def is_valid(self):
+    def is_valid(self) -> bool:
         return bool(_capi.RLRunLoopSourceIsValid(self._handle))
 
     @property
-    def order(self):
+    def order(self) -> int:
         return _capi.RLRunLoopSourceGetOrder(self._handle)
 
 
@@ -148,7 +153,8 @@ class Observer(Handle):
     observers run by `order`, lowest first."""
     __slots__ = ()
 
-    def __init__(self, callback, activities=Activity.ALL, *, repeats=True, order=0):
+    def __init__(self, callback: Callable[["Observer", Activity], object],
+                 activities: Activity = Activity.ALL, *, repeats: bool = True, order: int = 0):
         _check_callable("Observer", "callback", callback)
         state = _State(callback, Observer)
         token = _callbacks.register(state)
@@ -156,22 +162,22 @@ class Observer(Handle):
         _create(Observer, self, state, token, _capi.RLRunLoopObserverCreate, None, int(activities),
                 1 if repeats else 0, order, _callbacks.observer_called, context)
 
-    def invalidate(self):
+    def invalidate(self) -> None:
         """Removes the observer from its loop; its callable is released."""
         _capi.RLRunLoopObserverInvalidate(self._handle)
 
     @property
-    def is_valid(self):
+    def is_valid(self) -> bool:
         return bool(_capi.RLRunLoopObserverIsValid(self._handle))
 
     @property
-    def activities(self):
+    def activities(self) -> Activity:
         return Activity(_capi.RLRunLoopObserverGetActivities(self._handle))
 
     @property
-    def repeats(self):
+    def repeats(self) -> bool:
         return bool(_capi.RLRunLoopObserverDoesRepeat(self._handle))
 
     @property
-    def order(self):
+    def order(self) -> int:
         return _capi.RLRunLoopObserverGetOrder(self._handle)

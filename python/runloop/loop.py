@@ -1,7 +1,7 @@
 """RunLoop: a thread's run loop."""
 import ctypes
 import threading
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 from . import _callbacks, _capi, _signals, insight
 from ._handle import Handle, handle_of
@@ -19,12 +19,12 @@ class RunLoop(Handle):
     __slots__ = ()
 
     @classmethod
-    def current(cls):
+    def current(cls) -> "RunLoop":
         """The calling thread's loop (created on first use)."""
         return cls._borrow(_capi.RLRunLoopGetCurrent())
 
     @classmethod
-    def main(cls):
+    def main(cls) -> "RunLoop":
         """The main thread's loop, from any thread."""
         return cls._borrow(_capi.RLRunLoopGetMain())
 
@@ -50,16 +50,16 @@ class RunLoop(Handle):
                                               1 if return_after_source_handled else 0)
         return RunResult(result)
 
-    def stop(self):
+    def stop(self) -> None:
         """Makes the innermost running run() of this loop return STOPPED."""
         _capi.RLRunLoopStop(self._handle)
 
-    def wake_up(self):
+    def wake_up(self) -> None:
         """Wakes the loop if it sleeps; otherwise its next sleep returns at once."""
         _capi.RLRunLoopWakeUp(self._handle)
 
     @property
-    def is_waiting(self):
+    def is_waiting(self) -> bool:
         """Whether the loop is asleep waiting for an event."""
         return bool(_capi.RLRunLoopIsWaiting(self._handle))
 
@@ -99,13 +99,13 @@ class RunLoop(Handle):
     # ---- modes -----------------------------------------------------------
 
     @property
-    def current_mode(self):
+    def current_mode(self) -> Optional[str]:
         """The mode of the innermost run, or None when not running."""
         mode = _capi.RLRunLoopCopyCurrentMode(self._handle)
         return mode.decode("utf-8") if mode is not None else None
 
     @property
-    def all_modes(self):
+    def all_modes(self) -> List[str]:
         """The names of every mode the loop has."""
         array = _capi.RLRunLoopCopyAllModes(self._handle)
         try:
@@ -114,10 +114,10 @@ class RunLoop(Handle):
         finally:
             _capi.RLRelease(array)
 
-    def add_common_mode(self, mode):
+    def add_common_mode(self, mode: Mode) -> None:
         _capi.RLRunLoopAddCommonMode(self._handle, _capi.mode_bytes(mode))
 
-    def next_timer_fire_date(self, mode=DEFAULT_MODE):
+    def next_timer_fire_date(self, mode: Mode = DEFAULT_MODE) -> float:
         """Earliest fire date (absolute time) of the mode's timers, 0 if none."""
         return _capi.RLRunLoopGetNextTimerFireDate(self._handle, _capi.mode_bytes(mode))
 
