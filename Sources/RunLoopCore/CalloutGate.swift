@@ -27,10 +27,28 @@ package struct CalloutGate: ~Copyable {
 
     package init() {}
 
-    /// Before a callout: false (do not call out) once the release was asked
-    /// for.  Acquiring: the callout sees what was published before.
+    /// Runs `body`, a callout that reads the info, unless the release was
+    /// asked for (then nil, and no call); afterwards runs `release` if it
+    /// was asked for meanwhile and this was the last callout in flight.
     @inline(__always)
-    package func enter() -> Bool {
+    package func callOut<T>(_ body: () -> T, release: () -> Void) -> T? {
+        guard enter() else { return nil }
+        let result = body()
+        if exit() { release() }
+        return result
+    }
+
+    /// Asks for the release, once (later asks do nothing): runs `release`
+    /// now if no callout is in flight, else the last one to leave will.
+    package func askRelease(_ release: () -> Void) {
+        let before = state.bitwiseOr(Self.releaseAsked, ordering: .acquiringAndReleasing).oldValue
+        if before == 0 { release() }
+    }
+
+    /// Enters unless the release was asked for.  Acquiring: the callout
+    /// sees what was published before.
+    @inline(__always)
+    private func enter() -> Bool {
         var current = state.load(ordering: .relaxed)
         while current & Self.releaseAsked == 0 {
             let (done, now) = state.weakCompareExchange(expected: current, desired: current + 1,
@@ -41,24 +59,10 @@ package struct CalloutGate: ~Copyable {
         return false
     }
 
-    /// After a callout that `enter` let in: true when the caller must now
-    /// release the info (the release was asked for while this was the
-    /// last callout in flight).
+    /// Leaves; true when the caller must release (the release was asked
+    /// for and this was the last callout in flight).
     @inline(__always)
-    package func exit() -> Bool {
-        let now = state.subtract(1, ordering: .acquiringAndReleasing).newValue
-        return now == Self.releaseAsked
+    private func exit() -> Bool {
+        state.subtract(1, ordering: .acquiringAndReleasing).newValue == Self.releaseAsked
     }
-
-    /// Asks for the release: true when the caller must release the info now
-    /// (no callout in flight); false when the last callout to leave will,
-    /// or when the release was already asked for (it happens once).
-    package func askRelease() -> Bool {
-        let before = state.bitwiseOr(Self.releaseAsked, ordering: .acquiringAndReleasing).oldValue
-        return before == 0
-    }
-
-    /// Whether the release was asked for (the info is, or is about to be,
-    /// released).
-    package var releaseWasAsked: Bool { state.load(ordering: .acquiring) & Self.releaseAsked != 0 }
 }

@@ -60,7 +60,8 @@ package enum Clock {
     /// future (−∞ included), so a repeating timer with a past date fires at
     /// once and then every interval from now; `never` beyond the horizon.
     /// A timer keeps its deadline when the wall clock steps later (CF too).
-    package static func deadline(forFireDate date: Double, now: UInt64 = monotonicNow()) -> UInt64 {
+    package static func deadline(forFireDate date: Double) -> UInt64 {
+        let now = monotonicNow()
         let ns = (date - absoluteAtMonotonicZero(wallOffset())) * 1e9
         guard ns > Double(now) else { return now }
         guard ns < Double(now) + horizonSeconds * 1e9 else { return never }

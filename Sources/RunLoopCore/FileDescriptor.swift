@@ -89,10 +89,11 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
         var fired: UInt = 0
         if types & Self.readCallBack != 0 && (events & EPOLLIN.rawValue != 0 || failed) { fired |= Self.readCallBack }
         if types & Self.writeCallBack != 0 && (events & EPOLLOUT.rawValue != 0 || failed) { fired |= Self.writeCallBack }
-        guard fired != 0, gate.enter() else { return }
-        disableCallBacks(fired)
-        callout(self, fired)
-        if gate.exit() { releaseInfo?() }
+        guard fired != 0 else { return }
+        _ = gate.callOut({
+            disableCallBacks(fired)
+            callout(self, fired)
+        }, release: { releaseInfo?() })
     }
 
     /// Invalidates the source, closes the descriptor if asked to, releases
@@ -106,7 +107,7 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
         source?.invalidate()  // leaves every loop: the descriptor is no longer watched
         if closeOnInvalidate { Glibc.close(fd) }
         // Now, or when a callout in flight on a loop returns (CalloutGate).
-        if gate.askRelease() { releaseInfo?() }
+        gate.askRelease { releaseInfo?() }
     }
 
     override package func finalize() { invalidate() }

@@ -145,9 +145,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         for (id, frame) in requests {
             // Invalidated (or being invalidated by another thread): no
             // callout; one in flight releases the info when it returns.
-            guard isValid, gate.enter() else { return }
-            let reply = answer(frame)
-            if gate.exit() { releaseInfo() }
+            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else { return }
             guard frame.kind == .request else { continue }
             io.withLock { io in
                 guard !io.closed, io.connections[id] != nil else { return }
@@ -289,7 +287,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     }
 
     override func didInvalidate() {
-        if gate.askRelease() { releaseInfo() }
+        gate.askRelease(releaseInfo)
     }
 
     private func releaseInfo() {

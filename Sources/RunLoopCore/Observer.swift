@@ -47,16 +47,14 @@ package final class Observer: Handled, @unchecked Sendable {
     /// Calls the context's release once: now, or when a callout in flight
     /// returns (CalloutGate).
     private func releaseInfoOnce() {
-        if gate.askRelease() { releaseInfo?() }
+        gate.askRelease { releaseInfo?() }
     }
 
     /// Calls the callout for `activity` (no lock held), unless the info's
     /// release was asked for; a release asked meanwhile (another thread
     /// invalidated or released it) runs when the callout returns.
     package func callOut(_ activity: UInt) {
-        guard gate.enter() else { return }
-        callout(self, activity)
-        if gate.exit() { releaseInfo?() }
+        _ = gate.callOut({ callout(self, activity) }, release: { releaseInfo?() })
     }
 
     package override func finalize() {

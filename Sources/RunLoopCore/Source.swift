@@ -262,9 +262,7 @@ package final class Source: Handled, @unchecked Sendable {
     /// was asked for; releases it after, if that was asked meanwhile.
     @inline(__always)
     private func withInfo(_ body: () -> Void) {
-        guard gate.enter() else { return }
-        body()
-        if gate.exit() { releaseInfo() }
+        _ = gate.callOut(body, release: releaseInfo)
     }
 
     package func schedule(_ loop: Loop, _ mode: ModeName) {
@@ -489,7 +487,7 @@ package final class Source: Handled, @unchecked Sendable {
         valid.store(false, ordering: .releasing)
         // A callout another thread's loop is making (or about to make: it
         // passed isValid) releases the info when it returns.
-        if gate.askRelease() { releaseInfo() }
+        gate.askRelease(releaseInfo)
     }
 }
 

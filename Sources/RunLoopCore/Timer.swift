@@ -187,22 +187,22 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// release was asked for; an invalidation by another thread meanwhile
     /// releases the info after it returns (CalloutGate).
     package func fire() {
-        guard gate.enter() else { return }
-        switch action {
-        case .function(let callback, let context):
-            // As CF: the info is retained around the callout only when the
-            // context has a retain, and only such a retain is balanced.
-            if let retain = context.retain {
-                let held = UnsafeMutableRawPointer(mutating: retain(context.info))
-                callback(opaque, held)
-                context.release?(held)
-            } else {
-                callback(opaque, context.info)
+        _ = gate.callOut({
+            switch action {
+            case .function(let callback, let context):
+                // As CF: the info is retained around the callout only when
+                // the context has a retain, and only such a retain is balanced.
+                if let retain = context.retain {
+                    let held = UnsafeMutableRawPointer(mutating: retain(context.info))
+                    callback(opaque, held)
+                    context.release?(held)
+                } else {
+                    callback(opaque, context.info)
+                }
+            case .closure(let body):
+                body(self)
             }
-        case .closure(let body):
-            body(self)
-        }
-        if gate.exit() { releaseInfo() }
+        }, release: releaseInfo)
     }
 
     /// Moves the next fire date; the owning loop re-sorts it.
@@ -250,7 +250,7 @@ package final class LoopTimer: Handled, @unchecked Sendable {
     /// Calls the context's release once (no lock held): now, or when a
     /// callout in flight returns (CalloutGate).
     package func releaseInfoOnce() {
-        if gate.askRelease() { releaseInfo() }
+        gate.askRelease(releaseInfo)
     }
 
     private func releaseInfo() {
