@@ -138,17 +138,7 @@ if(RUNLOOP_LIBFFI_FOUND)
   add_dependencies(test_ffi runloop)
   add_test(NAME test_ffi COMMAND test_ffi "$<TARGET_FILE:runloop>")
   set_tests_properties(test_ffi PROPERTIES LABELS ffi TIMEOUT 60)
-  if(RUNLOOP_VALGRIND)
-    # The project's suppressions plus one for glibc's dlopen (Tests/ffi/dlopen.supp).
-    file(READ "${_rl_src}/Tests/valgrind.supp" _rl_supp)
-    file(READ "${_rl_src}/Tests/ffi/dlopen.supp" _rl_supp_ffi)
-    file(WRITE "${PROJECT_BINARY_DIR}/test_ffi.supp" "${_rl_supp}\n${_rl_supp_ffi}")
-    add_test(NAME memcheck_test_ffi
-      COMMAND bash "${_rl_src}/cmake/memcheck.sh" "${RUNLOOP_VALGRIND}"
-        "${PROJECT_BINARY_DIR}/test_ffi.supp" "$<TARGET_FILE:test_ffi>" "$<TARGET_FILE:runloop>")
-    set_tests_properties(memcheck_test_ffi PROPERTIES
-      LABELS memcheck SKIP_RETURN_CODE 77 TIMEOUT ${RUNLOOP_MEMCHECK_TIMEOUT})
-  endif()
+  runloop_add_memcheck(test_ffi "$<TARGET_FILE:test_ffi>" "$<TARGET_FILE:runloop>")
 else()
   message(STATUS "libffi not found (apt-get install libffi-dev): no test_ffi")
 endif()
