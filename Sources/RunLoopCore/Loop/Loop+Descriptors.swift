@@ -1,0 +1,102 @@
+import CRunLoopShims
+import Synchronization
+
+extension Loop {
+    // MARK: descriptors of version-1 sources
+
+    /// Makes the poller watch exactly the descriptors of `mode`'s valid
+    /// version-1 sources (level-triggered, so a ready descriptor of a mode
+    /// not being run must not stay in the set).  Called when a run starts
+    /// or returns to an outer run, and when the running mode's version-1
+    /// sources or their interests change.  Lock held.
+    package func reconcileDescriptorsLocked(_ mode: Mode) {
+        // A torn-down loop's poller is shut (its descriptors closed):
+        // nothing may reach epoll_ctl, and only this checks, under the lock
+        // that `tearDown` sets `isDead` under before it shuts the poller.
+        if isDead { return }
+        let key = (mode: ObjectIdentifier(mode), epoch: descriptorEpoch)
+        if let done = watchedFor, done == key { return }
+        watchedFor = key
+        if watched.isEmpty && mode.descriptorSources.isEmpty { return }
+        let wanted = mode.wantedDescriptors()
+        for fd in watched.keys where wanted[fd] == nil { poller.unwatch(fd) }
+        for (fd, watch) in wanted where watched[fd] != watch {
+            poller.watch(fd, events: watch.events)
+        }
+        watched = wanted
+        // A descriptor epoll cannot watch is ready at once: a sleeping
+        // loop would not hear of it (see Poller.alwaysReady).
+        if poller.hasAlwaysReady.load(ordering: .relaxed) && rl_gettid() != ownerTID { poller.wakeUp() }
+    }
+
+    /// A version-1 source entered or left `mode`: the wait set is rebuilt
+    /// now if `mode` is being run or was the last one run (the set still
+    /// holds its descriptors: a source invalidated while the loop is idle
+    /// must leave it before the user closes its descriptor, or the
+    /// registration could outlive the number), else when a run next
+    /// starts.  Lock held.
+    func descriptorsEditedLocked(_ mode: Mode) {
+        descriptorEpoch &+= 1
+        if runs.last?.mode === mode || watchedFor?.mode == ObjectIdentifier(mode) { reconcileDescriptorsLocked(mode) }
+    }
+
+    /// A version-1 source's interest changed (any thread).
+    package func descriptorsChanged(_ source: Source) {
+        lock.withLock {
+            descriptorEpoch &+= 1
+            if let mode = runs.last?.mode, mode.sources[ObjectIdentifier(source)] != nil {
+                reconcileDescriptorsLocked(mode)
+            }
+        }
+        reportDescriptorProblems()
+    }
+
+    /// Reports what the poller met watching descriptors (misuse such as a
+    /// descriptor closed while watched, a ghost removed, an epoll_ctl
+    /// failure), through the error channel, with no lock held.
+    package func reportDescriptorProblems() {
+        guard poller.hasProblems.load(ordering: .acquiring) else { return }
+        for problem in lock.withLock({ poller.takeProblems() }) {
+            reportError("RLRunLoopRunInMode", .invalidArgument, problem)
+        }
+    }
+
+    /// The running mode's version-1 sources for the ready descriptors, by
+    /// order, with the events each should see.  Descriptors epoll cannot
+    /// watch count as ready for the events wanted.  A report from a ghost
+    /// registration (see Poller) is dropped, and the wait set is rebuilt
+    /// without it.  Lock held.
+    package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready]) -> [ReadySource] {
+        let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
+        var ready = polled
+        if poller.hasAlwaysReady.load(ordering: .relaxed) {
+            for (fd, events) in poller.alwaysReady { ready.append(Poller.Ready(fd: fd, events: events)) }
+        }
+        var found: [ReadySource] = []
+        found.reserveCapacity(ready.count)
+        var ordersDiffer = false
+        var rebuilt = false
+        for r in ready {
+            if poller.isGhost(r) {
+                if !rebuilt { poller.rebuildWaitSet(ghost: r.fd) }
+                rebuilt = true
+                continue
+            }
+            guard let list = mode.descriptorSources[r.fd] else { continue }
+            for source in list where source.isValid {
+                let events = r.events & (source.interest | always)
+                guard events != 0 else { continue }
+                if let first = found.first, first.source.order != source.order { ordersDiffer = true }
+                found.append(ReadySource(source: source, events: events))
+            }
+        }
+        // Usually every source has the same order: nothing to sort.
+        return ordersDiffer ? found.sorted { $0.source.order < $1.source.order } : found
+    }
+
+    /// A version-1 source to perform, with the events it should see.
+    package struct ReadySource {
+        package let source: Source
+        package let events: UInt32
+    }
+}

@@ -1,0 +1,351 @@
+import CRunLoopShims
+import Synchronization
+
+/// Anything a mode can hold.
+package enum ModeItem {
+    case source(Source)
+    case observer(Observer)
+    case timer(LoopTimer)
+
+    package var object: Handled {
+        switch self {
+        case .source(let s): return s
+        case .observer(let o): return o
+        case .timer(let t): return t
+        }
+    }
+    package var id: ObjectIdentifier { ObjectIdentifier(object) }
+}
+
+/// Which loop an observer or timer belongs to: set when it joins the first
+/// mode (or the common items) of a loop, cleared when it has left them all;
+/// until then no other loop may take it.  Guarded by the item's own lock.
+package struct LoopTie {
+    package private(set) var loop: Loop?
+    private var memberships: Int32 = 0
+
+    package init() {}
+
+    package func allows(_ candidate: Loop) -> Bool { loop == nil || loop === candidate }
+
+    package mutating func join(_ loop: Loop) {
+        self.loop = loop
+        memberships += 1
+    }
+
+    package mutating func leave(times: Int32 = 1) {
+        memberships -= times
+        if memberships == 0 { loop = nil }
+    }
+}
+
+extension ModeItem {
+    /// Ties an observer or timer to `loop` for one more membership (sources
+    /// may be in several loops: they have no tie).
+    func tie(to loop: Loop) {
+        switch self {
+        case .source: break
+        case .observer(let o): o.withOwnership { $0.join(loop) }
+        case .timer(let t): t.withSchedule { $0.tie.join(loop) }
+        }
+    }
+
+    func untie() {
+        switch self {
+        case .source: break
+        case .observer(let o): o.withOwnership { $0.leave() }
+        case .timer(let t): t.withSchedule { $0.tie.leave() }
+        }
+    }
+
+    func mayJoin(_ loop: Loop) -> Bool {
+        switch self {
+        case .source: return true
+        case .observer(let o): return o.withOwnership { $0.allows(loop) }
+        case .timer(let t): return t.withSchedule { $0.tie.allows(loop) }
+        }
+    }
+}
+
+/// Why an add was refused.
+package enum AddFailure: Error {
+    case wrongLoop, invalidItem, loopGone
+    /// The mode holds as many timers as it can (Mode.maxTimers).
+    case full
+}
+
+extension Loop {
+    package func addCommonMode(_ name: ModeName) {
+        var deferred = Deferred()
+        lock.withLock {
+            guard !isDead, !commonModes.contains(name) else { return }
+            commonModes.append(name)
+            for id in commonItemOrder {
+                _ = insertLocked(commonItems[id]!, into: name, &deferred)
+            }
+        }
+        deferred.run()
+    }
+
+    // MARK: adding and removing items
+
+    /// The item the loop already holds that CF would consider the same as
+    /// `item`: for a source, an equal-context source (see
+    /// Source.ContextIdentity); otherwise `item` itself.  Calls the
+    /// context's `equal` with no lock held, so the answer can be stale by
+    /// the time the caller takes the lock again (another thread removed and
+    /// released that source, or added an equal one): `epoch` is
+    /// `equalityEpoch` as it was read, and the caller redoes the lookup
+    /// when it changed (`withCanonical`).  nil for an item that compares by
+    /// identity.
+    private func canonical(_ item: ModeItem) -> (item: ModeItem, epoch: UInt64?) {
+        guard case .source(let source) = item, let identity = source.identity else { return (item, nil) }
+        let (candidates, epoch): ([Source], UInt64) = lock.withLock {
+            if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return ([], equalityEpoch) }
+            return (sourcesByHash.sources(hash: identity.hashValue), equalityEpoch)
+        }
+        for candidate in candidates where candidate.isEquivalent(to: source) { return (.source(candidate), epoch) }
+        return (item, epoch)
+    }
+
+    /// Runs `body` with the lock held on `item` resolved by `canonical`,
+    /// the resolution still current (looked up again if the equal sources
+    /// changed meanwhile).  Before, a source resolved to an equal one that
+    /// another thread then removed and released was added back dead (its
+    /// reference silently not taken) and released again by a later remove:
+    /// spurious kRLErrorOverRelease reports from balanced code (issue 22).
+    private func withCanonical<T>(_ item: ModeItem, _ body: (ModeItem) -> T) -> T {
+        while true {
+            let (resolved, epoch) = canonical(item)
+            let result: T? = lock.withLock {
+                if let epoch, epoch != equalityEpoch { return nil }
+                return body(resolved)
+            }
+            if let result { return result }
+        }
+    }
+
+    /// Adds an item to a mode or to the common modes.  No-op if present.
+    package func add(_ item: ModeItem, to name: ModeName) -> Result<Void, AddFailure> {
+        var deferred = Deferred()
+        let result: Result<Void, AddFailure> = withCanonical(item) { item in
+            if isDead { return .failure(.loopGone) }
+            if !name.isCommonModes { return insertLocked(item, into: name, &deferred) }
+            if commonItems[item.id] != nil { return .success(()) }
+            if let failure = ownershipFailure(item) { return .failure(failure) }
+            commonItems[item.id] = item
+            commonItemOrder.append(item.id)
+            commonJoinedLocked(item)
+            item.object.retainRef()
+            for mode in commonModes { _ = insertLocked(item, into: mode, &deferred) }
+            return .success(())
+        }
+        deferred.run()
+        return result
+    }
+
+    /// `add` for a timer: no canonical item to look for (a timer is only
+    /// ever itself), so a concrete mode goes straight to its insertion.
+    package func add(timer: LoopTimer, to name: ModeName) -> Result<Void, AddFailure> {
+        if name.isCommonModes { return add(.timer(timer), to: name) }
+        var deferred = Deferred()
+        let result: Result<Void, AddFailure> = lock.withLock {
+            isDead ? .failure(.loopGone) : insertTimerLocked(timer, into: name, &deferred)
+        }
+        deferred.run()
+        return result
+    }
+
+    package func remove(_ item: ModeItem, from name: ModeName) {
+        var deferred = Deferred()
+        withCanonical(item) { item in
+            if !name.isCommonModes {
+                eraseLocked(item, from: name, &deferred)
+            } else if dropCommonLocked(item.id, &deferred) != nil {
+                for mode in commonModes { eraseLocked(item, from: mode, &deferred) }
+            }
+        }
+        deferred.run()
+    }
+
+    package func contains(_ item: ModeItem, in name: ModeName) -> Bool {
+        withCanonical(item) { item in
+            if name.isCommonModes { return commonItems[item.id] != nil }
+            guard let mode = existingModeLocked(name) else { return false }
+            switch item {
+            case .source(let s): return mode.sources[ObjectIdentifier(s)] != nil
+            case .observer(let o): return mode.containsObserver(o)
+            case .timer(let t): return t.placements.placement(in: mode) != nil
+            }
+        }
+    }
+
+    /// Removes an item from every mode and from the common items (used by
+    /// invalidation).
+    package func removeEverywhere(_ object: Handled) {
+        var deferred = Deferred()
+        lock.withLock { removeEverywhereLocked(object, &deferred) }
+        deferred.run()
+    }
+
+    /// The same with the lock held; cancel callouts and reference drops
+    /// are deferred.
+    package func removeEverywhereLocked(_ object: Handled, _ deferred: inout Deferred) {
+        if let timer = object as? LoopTimer { return removeTimerEverywhereLocked(timer, &deferred) }
+        if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
+        switch object {
+        case let s as Source: for name in modeOrder { eraseLocked(.source(s), from: name, &deferred) }
+        case let o as Observer: for name in modeOrder { eraseLocked(.observer(o), from: name, &deferred) }
+        default: break
+        }
+    }
+
+    /// The same for a timer (no type test): it knows its modes, so no walk
+    /// over every mode either.
+    package func removeTimerEverywhereLocked(_ timer: LoopTimer, _ deferred: inout Deferred) {
+        let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
+        // One stripe hold: it is still this loop's (a callout may have
+        // moved it to another loop, whose lock guards its placements then),
+        // and it leaves every membership here.
+        let owned = timer.withSchedule { s -> Bool in
+            guard s.loop === self else { return false }
+            s.tie.leave(times: Int32(timer.placements.count) + (common ? 1 : 0))
+            return true
+        }
+        guard owned else { return }
+        if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
+        while let placement = timer.placements.removeAny() {
+            deferred.release(owned: placement.mode.takeUnretainedValue().removeTimer(slot: placement.slot))
+        }
+    }
+
+    // An item belongs to this loop while it is in one of its modes or in its
+    // common items: that tie is what invalidation follows (the source's
+    // loops, the observer's and timer's owner), so a common item that was
+    // removed by name from every mode is still found and dropped.
+
+    private func commonJoinedLocked(_ item: ModeItem) {
+        if case .source(let s) = item { s.updateMembership(in: self) { $0.common = true } } else { item.tie(to: self) }
+    }
+
+    private func commonLeftLocked(_ item: ModeItem) {
+        if case .source(let s) = item {
+            s.updateMembership(in: self) { $0.common = false }
+        } else {
+            item.untie()
+        }
+    }
+
+    /// Takes an item out of the common items (not out of the modes); the
+    /// reference drop is deferred.  Lock held.
+    func dropCommonLocked(_ id: ObjectIdentifier, _ deferred: inout Deferred, untie: Bool = true) -> ModeItem? {
+        guard let item = commonItems.removeValue(forKey: id) else { return nil }
+        commonItemOrder.removeAll { $0 == id }
+        if untie { commonLeftLocked(item) }
+        deferred.release(item.object)
+        return item
+    }
+
+    /// An observer or timer already scheduled on another loop cannot join
+    /// this one.  Lock held.
+    private func ownershipFailure(_ item: ModeItem) -> AddFailure? {
+        switch item {
+        case .source(let s): guard s.isValid else { return .invalidItem }
+        case .observer(let o): guard o.isValid else { return .invalidItem }
+        case .timer(let t): guard t.isValid else { return .invalidItem }
+        }
+        return item.mayJoin(self) ? nil : .wrongLoop
+    }
+
+    /// Puts an item into one concrete mode.  Lock held; the schedule
+    /// callout and nothing else is deferred.
+    private func insertLocked(_ item: ModeItem, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        if case .timer(let timer) = item { return insertTimerLocked(timer, into: name, &deferred) }
+        if let failure = ownershipFailure(item) { return .failure(failure) }
+        let mode = modeLocked(name)
+        let id = item.id
+        switch item {
+        case .source(let source):
+            guard mode.sources[id] == nil else { return .success(()) }
+            mode.insertSource(source)
+            if source.isVersion1 { descriptorsEditedLocked(mode) }
+            let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
+            if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
+            // After the sequentially consistent store of the source's
+            // soleLoop (updateMembership) and a fence: a signal() whose
+            // compare-and-swap of the mark this load misses loads soleLoop
+            // after it, sees this loop, and queues on it.
+            if (source.hot.loadAfterFence() ?? 0) & Source.signalledBit != 0 {
+                pending.append(source)
+                // Signalled and woken elsewhere: a sleeping loop of another
+                // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).
+                if source.takeWokenMark() && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+            }
+            if source.hasSchedule { deferred.call { source.schedule(self, name) } }
+        case .observer(let observer):
+            guard !mode.containsObserver(observer) else { return .success(()) }
+            item.tie(to: self)
+            mode.insertObserver(observer, added: nextSequence())
+        case .timer:
+            return .success(())  // not reached: insertTimerLocked, above
+        }
+        item.object.retainRef()
+        return .success(())
+    }
+
+    /// `insertLocked` for a timer: the ownership check and the tie to this
+    /// loop are one stripe hold.
+    private func insertTimerLocked(_ timer: LoopTimer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        guard timer.isValid else { return .failure(.invalidItem) }
+        // Tied to this loop in the same hold as the check and the read.
+        let deadline: UInt64? = timer.withSchedule { s in
+            guard s.tie.allows(self) else { return nil }
+            s.tie.join(self)
+            return s.deadline
+        }
+        guard let deadline else { return .failure(.wrongLoop) }
+        let mode = modeLocked(name)
+        let already = timer.placements.placement(in: mode) != nil
+        guard !already, mode.timerCount < Mode.maxTimers else {
+            timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
+            return already ? .success(()) : .failure(.full)
+        }
+        let slot = mode.insertTimer(timer)
+        timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
+        // A firing timer is scheduled in all its modes after its callout.
+        if !timer.firing { mode.scheduleTimer(slot: slot, deadline: deadline) }
+        // A loop asleep in this mode must re-arm for the new timer.
+        if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+        timer.retainRef()
+        return .success(())
+    }
+
+    /// Takes an item out of one concrete mode.  Lock held; cancel and the
+    /// reference drop are deferred.
+    func eraseLocked(_ item: ModeItem, from name: ModeName, _ deferred: inout Deferred) {
+        guard let mode = existingModeLocked(name) else { return }
+        eraseLocked(item, from: mode, &deferred)
+    }
+
+    func eraseLocked(_ item: ModeItem, from mode: Mode, _ deferred: inout Deferred) {
+        let name = mode.name
+        switch item {
+        case .source(let source):
+            guard mode.removeSource(source) else { return }
+            if source.isVersion1 { descriptorsEditedLocked(mode) }
+            let count = source.updateMembership(in: self) { $0.left() }.modes
+            if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
+            if source.hasCancel { deferred.call { source.cancel(self, name) } }
+        case .observer(let observer):
+            guard mode.removeObserver(observer) else { return }
+            item.untie()
+        case .timer(let timer):
+            guard let placement = timer.placements.remove(from: mode) else { return }
+            // `deferred` takes over the mode's reference, dropped once unlocked.
+            deferred.release(owned: mode.removeTimer(slot: placement.slot))
+            item.untie()
+            return
+        }
+        deferred.release(item.object)
+    }
+}
