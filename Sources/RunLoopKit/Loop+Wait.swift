@@ -59,7 +59,7 @@ private final class Waiter: Sendable {
         var observer: LoopObserver?
         var cleanup: (@Sendable () -> Void)?
     }
-    private let state = Locked(State())
+    private let state = Guarded(State())
 
     /// The observer to invalidate when the wait ends.  Not kept once the
     /// wait has ended (the observer's handler refers to this waiter).

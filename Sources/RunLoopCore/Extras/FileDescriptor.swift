@@ -23,7 +23,7 @@ package final class FileDescriptor: Handled, @unchecked Sendable {
     /// The run loop source, made on first request.  It holds a reference
     /// to this object (dropped when the source is destroyed), and this
     /// object keeps it here until invalidation.
-    private let cachedSource = Locked<Source?>(nil)
+    private let cachedSource = Guarded<Source?>(nil)
 
     package init(fd: Int32, closeOnInvalidate: Bool, callout: @escaping (FileDescriptor, UInt) -> Void,
                  releaseInfo: (() -> Void)?, cContext: RLFileDescriptorContext?) {

@@ -55,7 +55,7 @@ package final class WorkerThread: Handled, @unchecked Sendable {
         var thread: pthread_t? = nil
     }
 
-    private let state = Locked(State())
+    private let state = Guarded(State())
     /// Set by the last task; read by the worker between runs.
     private let exitRequested = Atomic<Bool>(false)
     /// Posted once the worker has its loop (or failed to get one).

@@ -163,9 +163,9 @@ package final class TraceWriter: @unchecked Sendable {
     // MARK: process exit
 
     /// Writers with an open file, closed by `closeAllAtExit`.
-    private static let openWriters: Locked<[ObjectIdentifier: TraceWriter]> = {
+    private static let openWriters: Guarded<[ObjectIdentifier: TraceWriter]> = {
         atexit { TraceWriter.closeAllAtExit() }
-        return Locked([:])
+        return Guarded([:])
     }()
 
     private static func closeAllAtExit() {

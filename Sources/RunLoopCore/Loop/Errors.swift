@@ -43,7 +43,7 @@ package final class ErrorChannel: @unchecked Sendable {
     }
 
     private var key = pthread_key_t()
-    private let handler = Locked<(callback: RLErrorHandler?, info: UnsafeMutableRawPointer?)>((nil, nil))
+    private let handler = Guarded<(callback: RLErrorHandler?, info: UnsafeMutableRawPointer?)>((nil, nil))
 
     private init() {
         Fork.install()
@@ -75,7 +75,7 @@ package final class ErrorChannel: @unchecked Sendable {
         }
     }
 
-    /// Fork.swift only (see Locked.lockForFork).
+    /// Fork.swift only (see Guarded.lockForFork).
     package func lockForFork() { handler.lockForFork() }
     package func unlockAfterFork() { handler.unlockAfterFork() }
 

@@ -69,7 +69,7 @@ package final class ModeNames: @unchecked Sendable {
         var byPointer: [UnsafePointer<CChar>: ModeName] = [:]
         var count = 0
     }
-    private let table: Locked<Table>
+    private let table: Guarded<Table>
 
     /// A lock-free cache in front of the table: the interned strings last
     /// looked up through callers' pointers, in a pair of slots chosen by the
@@ -92,7 +92,7 @@ package final class ModeNames: @unchecked Sendable {
         var t = Table()
         defaultName = Self.intern(Array("kCFRunLoopDefaultMode".utf8), into: &t)  // id 0
         commonName = Self.intern(Array("kCFRunLoopCommonModes".utf8), into: &t)   // id 1
-        table = Locked(t)
+        table = Guarded(t)
         recentModeNames.store(UInt(bitPattern: recent), ordering: .releasing)
     }
 

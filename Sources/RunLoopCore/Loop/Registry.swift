@@ -15,7 +15,7 @@ package final class Registry: @unchecked Sendable {
     private var key = pthread_key_t()
     /// The main thread's loop; the registry's reference keeps it for the
     /// life of the process.
-    private let main = Locked<Loop?>(nil)
+    private let main = Guarded<Loop?>(nil)
 
     private init() {
         Fork.install()

@@ -19,8 +19,8 @@ package class MessagePort: Handled, @unchecked Sendable {
     /// Every name the port has had, as malloc()ed C strings: GetName's
     /// pointers stay valid until the port is destroyed.  The last is
     /// current.
-    private let names = Locked<[UnsafeMutablePointer<CChar>]>([])
-    private let invalidation = Locked<RLMessagePortInvalidationCallBack?>(nil)
+    private let names = Guarded<[UnsafeMutablePointer<CChar>]>([])
+    private let invalidation = Guarded<RLMessagePortInvalidationCallBack?>(nil)
 
     init(name: String?) {
         if let name, let copy = strdup(name) { names.withLock { $0.append(copy) } }

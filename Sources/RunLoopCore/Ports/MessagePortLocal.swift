@@ -35,8 +35,8 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
-    private let io = Locked(IO())
-    private let cachedSource = Locked<Source?>(nil)
+    private let io = Guarded(IO())
+    private let cachedSource = Guarded<Source?>(nil)
 
     private init(name: String?, listenFD: Int32, epollFD: Int32, callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
         self.callout = callout

@@ -15,7 +15,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
     /// The connected socket, -1 after a dropped connection.  Replaced and
     /// closed only by the sender holding the turn, under this lock;
     /// invalidation only shuts it down, so nobody polls a reused number.
-    private let connection: Locked<Int32>
+    private let connection: Guarded<Int32>
     private let turn = Turn()
     /// Owned by the sender holding the turn.
     private var reader = PortWire.Reader()
@@ -23,7 +23,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
 
     private init(name: String, fd: Int32) {
         remoteName = name
-        connection = Locked(fd)
+        connection = Guarded(fd)
         super.init(name: name)
     }
 

@@ -1,0 +1,34 @@
+/// Work collected under a lock, to run after it is released: user
+/// callouts (schedule, cancel) and reference drops (which may call a
+/// context's release).
+package struct Deferred {
+    // The first reference drop is stored inline: most operations defer
+    // exactly one, and an array would cost an allocation each time.  Each
+    // entry owns a Swift reference, dropped by `run()` (which every user
+    // calls exactly once) after the handle reference.
+    private var firstRelease: Unmanaged<Handled>?
+    private var actions: [() -> Void] = []
+    private var releases: [Unmanaged<Handled>] = []
+
+    package mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
+    package mutating func release(_ object: Handled) { release(owned: Unmanaged.passRetained(object)) }
+    /// The same, taking over a Swift reference the caller owns (a mode's
+    /// reference to a removed timer), so none is added and dropped.
+    package mutating func release<T: Handled>(owned typed: Unmanaged<T>) {
+        let object = Unmanaged<Handled>.fromOpaque(typed.toOpaque())
+        if firstRelease == nil { firstRelease = object } else { releases.append(object) }
+    }
+
+    /// Runs the callouts in order, then drops the references.
+    package func run() {
+        for action in actions { action() }
+        if let first = firstRelease { Self.drop(first) }
+        for object in releases { Self.drop(object) }
+    }
+
+    @inline(__always)
+    private static func drop(_ object: Unmanaged<Handled>) {
+        object._withUnsafeGuaranteedRef { $0.releaseRef() }
+        object.release()
+    }
+}
