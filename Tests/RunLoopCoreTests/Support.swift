@@ -2,20 +2,6 @@ import Foundation
 @testable import RunLoopCore
 import TestSupport
 
-/// Lines recorded by a scenario, compared with Tests/traces/<name>.trace.
-final class Trace: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var lines: [String] = []
-
-    func add(_ line: String) {
-        lock.lock()
-        lines.append(line)
-        lock.unlock()
-    }
-
-    static func expected(_ name: String) throws -> [String] { try expectedTrace(name) }
-}
-
 let activityNames: [UInt: String] = [
     Activity.entry: "Entry", Activity.beforeTimers: "BeforeTimers", Activity.beforeSources: "BeforeSources",
     Activity.beforeWaiting: "BeforeWaiting", Activity.afterWaiting: "AfterWaiting", Activity.exit: "Exit",

@@ -3,19 +3,6 @@ import RunLoopKit
 import TestSupport
 import Testing
 
-/// Lines recorded by a scenario, compared with Tests/traces/<name>.trace
-/// (the file the C driver of the same scenario is compared with).
-final class Trace: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [String] = []
-
-    var lines: [String] { lock.withLock { recorded } }
-
-    func add(_ line: String) { lock.withLock { recorded.append(line) } }
-
-    static func expected(_ name: String) throws -> [String] { try expectedTrace(name) }
-}
-
 /// A value shared between a loop's thread and the test.
 final class Shared<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()

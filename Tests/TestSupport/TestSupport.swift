@@ -24,6 +24,21 @@ public func onFreshThread(_ body: @escaping @Sendable () -> Void) {
     join(spawn(body))
 }
 
+/// Lines recorded by a scenario, compared with Tests/traces/<name>.trace
+/// (the file the C driver of the same scenario is compared with).
+public final class Trace: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    public init() {}
+
+    public var lines: [String] { lock.withLock { recorded } }
+
+    public func add(_ line: String) { lock.withLock { recorded.append(line) } }
+
+    public static func expected(_ name: String) throws -> [String] { try expectedTrace(name) }
+}
+
 /// The lines of Tests/traces/<name>.trace (the file the C driver of the
 /// same scenario is compared with).
 public func expectedTrace(_ name: String) throws -> [String] {

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.3
 // A Swift package that uses runloop the way another project would: as a
 // dependency by path, through its `runloop` library product.
-// Built and run by ctest (consumer_swiftpm, Tests/consumer/check_swiftpm.sh).
+// Built and run by ctest (consumer_swiftpm, Tests/consumer/check_consumer.sh).
 import PackageDescription
 
 let package = Package(
