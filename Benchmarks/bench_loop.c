@@ -27,6 +27,10 @@
  *   bench_loop lateness  FIRES            timer lateness at tolerance 0
  *   bench_loop memory    N                bytes per loop / timer / source
  *                                         (the *_mem build only)
+ *
+ * runloop's build includes the opt-in <runloop/fastpath.h>: the producers'
+ * RLRunLoopSourceSignal, RLRunLoopWakeUp and RLRunLoopSourceSignalAndWakeUp
+ * check "already pending" inline.
  */
 #include "bench.h"
 #include <stdatomic.h>
@@ -39,6 +43,7 @@
 typedef Boolean XBoolean;
 #else
 #include <runloop/runloop.h>
+#include <runloop/fastpath.h>   /* opt-in: the inline rows */
 #define X(name) RL##name
 #define K(name) kRL##name
 #define IMPL "runloop"

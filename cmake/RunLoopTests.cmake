@@ -124,12 +124,14 @@ foreach(_rl_test_src IN LISTS RUNLOOP_C_TESTS)
   runloop_add_memcheck(${_rl_stem} "$<TARGET_FILE:${_rl_stem}>")
 endforeach()
 
-# The header's inline fast paths (fastpath.h) only skip calls that would
-# change nothing: the scenarios that exercise those calls give the same
-# trace with the library doing every check (RL_NO_INLINE_FAST_PATHS).
+# The opt-in inline fast paths (<runloop/fastpath.h>) only skip calls that
+# would change nothing: the scenarios that exercise those calls (stale,
+# wrong-kind and NULL handles included) give the same trace with the fast
+# paths included (RL_TEST_INLINE_FAST_PATHS, see harness.h) as with the
+# library doing every check (the plain tests).
 foreach(_rl_stem test_rl_signal_wake test_rl_signal_ring test_rl_errors)
   if(TARGET ${_rl_stem})
-    runloop_add_c_test(${_rl_stem}_noinline "${_rl_src}/Tests/c/${_rl_stem}.c" RL_NO_INLINE_FAST_PATHS)
+    runloop_add_c_test(${_rl_stem}_inline "${_rl_src}/Tests/c/${_rl_stem}.c" RL_TEST_INLINE_FAST_PATHS)
   endif()
 endforeach()
 

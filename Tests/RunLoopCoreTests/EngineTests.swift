@@ -550,15 +550,16 @@ extension Result {
 }
 
 @Suite struct FastPathLayoutTests {
-    /// The C header's inline fast paths (include/runloop/fastpath.h, layout
-    /// RL_FAST_PATH_LAYOUT) find an object's hot word at directory entry
+    /// The opt-in inline fast paths (include/runloop/fastpath.h, layout
+    /// RL_FAST_PATH_LAYOUT = `fastPathLayout`, which test_rl_fastpath
+    /// checks from C) find an object's hot word at directory entry
     /// (handle >> 12) & 0x3FFF, word 0x2000 + (handle & 0xFFF) of that
     /// page, holding `kind << 24 | value` XOR the handle: the table's own
     /// layout, for objects in several pages.
     @Test func theHeadersLayoutIsTheTables() {
-        let directory = rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT)!
-        #expect(rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT) == directory)
-        #expect(rlInternalHotWordDirectory(RL_FAST_PATH_LAYOUT + 1) != directory)
+        let directory = rlInternalHotWordDirectory(fastPathLayout)!
+        #expect(rlInternalHotWordDirectory(fastPathLayout) == directory)
+        #expect(rlInternalHotWordDirectory(fastPathLayout + 1) != directory)
         let sources = (0..<5000).map { _ in makeSource {} }
         var mismatches = 0
         for source in sources {

@@ -19,9 +19,9 @@
  * Built with the toolchain's clang -fblocks (the generated header declares
  * block parameters without a __BLOCKS__ guard); the generated header comes
  * through -isystem so its own pragmas and extensions raise no warnings.
- * The inline fast paths are off: their macros would rename the generated
- * header's declarations of the three functions they wrap. */
-#define RL_NO_INLINE_FAST_PATHS
+ * The opt-in <runloop/fastpath.h> comes last: its declaration of
+ * RLInternalHotWordDirectory is checked like the others, and its macros,
+ * defined after the generated header, rename none of its declarations. */
 #include <runloop/runloop.h>
 
 #define RLRunLoopPerformBlock swift_RLRunLoopPerformBlock
@@ -35,6 +35,8 @@
 #ifndef RUNLOOPCORE_SWIFT_H
 #error "the generated RunLoopCore-Swift.h was not included"
 #endif
+
+#include <runloop/fastpath.h>
 
 /* Same parameters as the header's, with the block as a pointer. */
 void swift_RLRunLoopPerformBlock(RLRunLoopRef rl, RLTypeRef mode, void const *block);

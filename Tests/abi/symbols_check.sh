@@ -60,9 +60,10 @@ headers=("$include"/runloop/*.h)
 for h in "${headers[@]}"; do echo "#include \"$h\""; done > "$tmp/headers.c"
 if [[ -n "$swift_header" ]]; then
   swift_header="$(cd "$(dirname "$swift_header")" && pwd -P)/$(basename "$swift_header")"
-  # The inline fast paths' macros would rename the generated header's
-  # declarations of the functions they wrap (fastpath.h).
-  { echo "#define RL_NO_INLINE_FAST_PATHS"; cat "$tmp/headers.c"; echo "#include \"$swift_header\""; } > "$tmp/swift.c"
+  # The opt-in fast paths' macros (fastpath.h) would rename the generated
+  # header's declarations of the functions they wrap: fastpath.h comes last.
+  { grep -v '/fastpath\.h"$' "$tmp/headers.c"; echo "#include \"$swift_header\""
+    grep '/fastpath\.h"$' "$tmp/headers.c" || true; } > "$tmp/swift.c"
 fi
 
 is_clang=0

@@ -14,6 +14,13 @@
  *   cc -std=gnu11 -I include -I Tests/c -DRL_TRACE_DIR='"<repo>/Tests/traces"' \
  *      Tests/c/test_x.c -L<builddir> -lrunloop -lpthread
  *
+ * Build with -DRL_TEST_INLINE_FAST_PATHS to include the opt-in
+ * <runloop/fastpath.h> (the ctest *_inline variants): the same scenario,
+ * with RLRunLoopSourceSignal, RLRunLoopWakeUp and
+ * RLRunLoopSourceSignalAndWakeUp checked inline before they call the
+ * library.  Without it, tests call the library functions, as every program
+ * that does not opt in does.
+ *
  * Environment:
  *   RL_TRACE_WRITE=1  write the actual trace to the trace file instead of
  *                     comparing (used to record CF's behaviour);
@@ -44,6 +51,12 @@
 #include "cf_compat_for_tests.h"
 #else
 #include <runloop/runloop.h>
+#ifdef RL_TEST_INLINE_FAST_PATHS
+#include <runloop/fastpath.h>
+#ifndef RLRunLoopSourceSignalAndWakeUp
+#error "<runloop/fastpath.h> did not define the inline fast paths"
+#endif
+#endif
 /* Mode names: plain C strings under runloop, CFSTR literals under CF. */
 #define MODE(s) ((RLRunLoopMode)(s))
 #endif

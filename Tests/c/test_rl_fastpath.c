@@ -1,9 +1,11 @@
 /*
- * test_rl_fastpath — the header's inline fast paths (include/runloop/fastpath.h)
- * read the library's hot words where the library keeps them:
- *   A. the directory is the same pointer on every call; asked for with
- *      another layout, the library gives a directory with no pages (a
- *      caller built for another layout always calls the library);
+ * test_rl_fastpath — the opt-in inline fast paths (include/runloop/fastpath.h,
+ * included below) read the library's hot words where the library keeps them:
+ *   A. the directory is the same pointer on every call and has pages
+ *      (so the header's RL_FAST_PATH_LAYOUT is the library's layout,
+ *      `fastPathLayout` in FastPathAPI.swift); asked for with another
+ *      layout, the library gives a directory with no pages (a caller built
+ *      for another layout always calls the library);
  *   B. a source: not pending, then pending after RLRunLoopSourceSignal
  *      (not "pending and woken"), then both after
  *      RLRunLoopSourceSignalAndWakeUp, then neither once the loop has
@@ -17,17 +19,15 @@
  *      this is checked by counting the library's errors for a released
  *      handle (the call goes through) against a live pending one (no call).
  * The library-side scenarios (test_rl_signal_wake, test_rl_signal_ring,
- * test_rl_errors) also run with RL_NO_INLINE_FAST_PATHS against the same
- * traces (ctest *_noinline).
+ * test_rl_errors) call the library functions; their ctest *_inline
+ * variants run them through these fast paths against the same traces.
  */
 #include "harness.h"
 
 #ifdef RL_TEST_AGAINST_CF
 #error "test_rl_fastpath tests runloop-only functions"
 #endif
-#ifdef RL_NO_INLINE_FAST_PATHS
-#error "test_rl_fastpath needs the inline fast paths"
-#endif
+#include <runloop/fastpath.h>
 
 static int g_errors;
 static void count_error(RLErrorCode code, const char *function, const char *message, void *info)

@@ -17,8 +17,9 @@
  *   one call    RLRunLoopSourceSignalAndWakeUp
  *   perform     RLRunLoopPerformFunction + RLRunLoopWakeUp
  *
- * each through the header's inline fast paths and through the library's
- * functions (called through pointers, which bypasses the macros).  The
+ * each through the inline fast paths of <runloop/fastpath.h> (included
+ * below: opt-in) and through the library's functions (called through
+ * pointers, which bypasses the macros).  The
  * program then runs itself again with RUNLOOP_SPIN_US=0, so every wait
  * sleeps in epoll_wait instead of spinning first: the two configurations
  * put the race windows in different places.
@@ -28,6 +29,7 @@
  * most runs of a few seconds; see Poller.swift, "The wake-up protocol".
  */
 #include "harness.h"
+#include <runloop/fastpath.h>
 
 #include <errno.h>
 #include <spawn.h>

@@ -1,6 +1,11 @@
 /*
- * Inline fast paths for the three calls a producer makes in a loop
- * (included by <runloop/runloop.h>; not meant to be included alone).
+ * Opt-in inline fast paths for the three calls a producer makes in a loop.
+ *
+ *     #include <runloop/runloop.h>
+ *     #include <runloop/fastpath.h>    (opt-in; includes runloop.h itself)
+ *
+ * <runloop/runloop.h> declares functions only and never includes this
+ * header.  A program that includes it gets three macros:
  *
  *     RLRunLoopSourceSignal(source)           already pending
  *     RLRunLoopWakeUp(rl)                      a wake-up already pending
@@ -8,33 +13,45 @@
  *
  * In those states each call changes nothing, and it is the usual state
  * under load: a thread signalling a busy loop finds the source pending
- * nearly every time.  The library answers it with one load of the object's
- * "hot word" (see docs/design.md, Handles), but the call itself, through
- * the PLT, costs more than the load: CF's idiom, signal + wake-up, is two
- * calls per item where libuv's uv_async_send is one.  So these macros do
+ * nearly every time.  The library function answers it first thing, from
+ * the object's "hot word" (see docs/design.md, Handles); these macros make
  * the same check inline, in the caller, and call the library only when it
- * fails.  Nothing else changes: every other state, and every handle that
- * is not a live object of the right kind (NULL, stale, forged, another
- * kind), goes to the library function, which reports errors as before.
- * A hot word lives in table memory the library never frees, so the check
- * never touches freed memory, whatever the handle.
+ * fails, which saves the call itself.  Nothing else changes: every other
+ * state, and every handle that is not a live object of the right kind
+ * (NULL, stale, forged, another kind), goes to the library function, which
+ * reports errors as before.  A hot word lives in table memory the library
+ * never frees, so the check never touches freed memory, whatever the handle.
+ * Taking a function's address, or calling it as `(RLRunLoopWakeUp)(rl)`,
+ * bypasses the macro and gives the library function.
  *
- * Opt out with `#define RL_NO_INLINE_FAST_PATHS` before including
- * <runloop/runloop.h>.  Taking a function's address, or calling it as
- * `(RLRunLoopWakeUp)(rl)`, bypasses the macro and gives the library
- * function.
+ * What opting in costs: the code below reads the library's internal handle
+ * table, so a program that includes this header is compiled against that
+ * table's layout, RL_FAST_PATH_LAYOUT, not just against the functions.
+ * The layout belongs to the library's major version (librunloop.so.MAJOR,
+ * version.h) and is versioned on its own: a release that moves the hot
+ * words bumps RL_FAST_PATH_LAYOUT.  At run time the program asks the library
+ * for its directory with the layout it was built for
+ * (RLInternalHotWordDirectory, once per translation unit).  A library with
+ * another layout answers with a directory with no pages: every check fails
+ * and every call goes to the library function, as if this header had not
+ * been included (slower, still correct).  Rebuilding against the new
+ * headers brings the fast paths back.
+ *
+ * Programs that do not include this header (ordinary C callers, FFI
+ * bindings such as the Python package, Swift, CF code through cfcompat.h)
+ * call the functions and never depend on the layout; for them the library
+ * may change it freely.
  *
  * Layout contract (RL_FAST_PATH_LAYOUT 1): a handle's low 26 bits index
  * the table; the directory (2^14 page pointers, NULL for pages not made)
  * holds a page per 4096 slots, and a slot's hot word is 64-bit word
  * 0x2000 + (index & 0xFFF) of its page.  The word XOR the handle is
- * `kind << 24 | value` while the handle's object is alive.  The library
- * hands out its directory only to callers built for its layout: one
- * built for another gets a directory with no pages, so every call goes to
- * the library (slower, still correct).
+ * `kind << 24 | value` while the handle's object is alive.
  */
 #ifndef RUNLOOP_FASTPATH_H
 #define RUNLOOP_FASTPATH_H
+
+#include "runloop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,9 +69,6 @@ const void *RLInternalHotWordDirectory(uint32_t layout);
 
 /* The layout the inline code below reads (see above). */
 #define RL_FAST_PATH_LAYOUT 1u
-
-/* Not for the Swift core, which imports this header for its types. */
-#if !defined(RL_NO_INLINE_FAST_PATHS) && !defined(__swift__)
 
 /* The directory, asked for once per translation unit. */
 static inline const uint64_t *const *RLInternalFastPathDirectory(void)
@@ -109,10 +123,9 @@ static inline void RLInternalSourceSignalAndWakeUpInline(RLRunLoopSourceRef sour
     if (!RLInternalSourceIsPendingAndWoken(source)) (RLRunLoopSourceSignalAndWakeUp)(source);
 }
 
+/* The three calls of <runloop/runloop.h>, checked inline first (see above). */
 #define RLRunLoopSourceSignal(source) RLInternalSourceSignalInline(source)
 #define RLRunLoopWakeUp(rl) RLInternalWakeUpInline(rl)
 #define RLRunLoopSourceSignalAndWakeUp(source) RLInternalSourceSignalAndWakeUpInline(source)
-
-#endif /* !RL_NO_INLINE_FAST_PATHS && !__swift__ */
 
 #endif /* RUNLOOP_FASTPATH_H */

@@ -63,11 +63,13 @@
  * wakes, a loop awake does not sleep before its next pass.  A call that
  * finds the work already pending (a wake-up pending, a source pending)
  * returns at once and still gets this guarantee: the pass that takes the
- * pending work comes after the call.  Everything the calling thread wrote
- * before a call that queues work is visible to the callout it causes; for
- * a call that finds the work already pending (and so writes nothing), data
- * published with a lock or sequentially consistent atomics before it is
- * visible to the pending callout — the contract of libuv's uv_async_send.
+ * pending work comes after the call, whether the library function finds it
+ * or the opt-in inline check of <runloop/fastpath.h> does.  Everything the
+ * calling thread wrote before a call that queues work is visible to the
+ * callout it causes; for a call that finds the work already pending (and
+ * so writes nothing), data published with a lock or sequentially
+ * consistent atomics before it is visible to the pending callout — the
+ * contract of libuv's uv_async_send.
  * (The library fences where it publishes and where the loop looks:
  * docs/design.md, "The wake-up protocol"; Tests/c/test_rl_wake_pingpong.c
  * attacks every path.)
@@ -355,7 +357,9 @@ RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
  * looks at every source and block anyway, including anything queued
  * before this call: see "Wake-ups are never lost" above).  A call that
  * changes nothing (a wake-up already pending, or dropped as above) costs a
- * few loads: it writes no memory another thread reads. */
+ * few loads: it writes no memory another thread reads.
+ * <runloop/fastpath.h> (opt-in) makes the already-pending check inline in
+ * the caller. */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
@@ -490,7 +494,9 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
  * Signalling a source that is already pending costs a few loads (see
  * "Wake-ups are never lost" above for what the perform then sees); making
  * a source of one loop pending takes no lock (it is queued on that loop's
- * lock-free ring, like RLRunLoopPerformFunction's blocks). */
+ * lock-free ring, like RLRunLoopPerformFunction's blocks).
+ * <runloop/fastpath.h> (opt-in) makes the already-pending check inline in
+ * the caller. */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Not in CF: RLRunLoopSourceSignal() and RLRunLoopWakeUp() of every loop
  * holding the source, in one call (what libuv's uv_async_send does).  From
@@ -502,7 +508,9 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
  * CF pair: it wakes the loops even when an RLRunLoopSourceSignal() (which
  * does not wake) made the source pending first.  A source added to a loop
  * of another thread while it is pending from this call wakes that loop
- * (the wake-up went to the loops it was in before). */
+ * (the wake-up went to the loops it was in before).
+ * <runloop/fastpath.h> (opt-in) makes the pending-and-woken check inline
+ * in the caller. */
 void RLRunLoopSourceSignalAndWakeUp(RLRunLoopSourceRef source);
 /* Whether the source is signalled and not yet performed. */
 RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
@@ -645,8 +653,9 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 /* Message ports, data and keep-alive worker threads. */
 #include "ports.h"
 #include "insight.h"
-/* Inline fast paths for RLRunLoopSourceSignal, RLRunLoopWakeUp and
- * RLRunLoopSourceSignalAndWakeUp (RL_NO_INLINE_FAST_PATHS turns them off). */
-#include "fastpath.h"
+/* Not included: <runloop/fastpath.h>, the opt-in inline fast paths of
+ * RLRunLoopSourceSignal, RLRunLoopWakeUp and RLRunLoopSourceSignalAndWakeUp,
+ * which compile the library's internal layout into the caller (that
+ * header says when that is worth it). */
 
 #endif /* RUNLOOP_RUNLOOP_H */

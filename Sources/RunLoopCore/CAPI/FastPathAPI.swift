@@ -1,14 +1,19 @@
-import CRunLoop
 import Glibc
 
-// RLInternalHotWordDirectory: what the header's inline fast paths
-// (include/runloop/fastpath.h) read.  The layout they assume is the handle
-// table's (HandleTable.swift): checked by a test, versioned by
-// RL_FAST_PATH_LAYOUT.
+// RLInternalHotWordDirectory: what the opt-in inline fast paths of
+// include/runloop/fastpath.h read.  The layout they assume is the handle
+// table's (HandleTable.swift): checked by FastPathLayoutTests, versioned by
+// `fastPathLayout`.  The public header the core imports (runloop.h) does
+// not include fastpath.h, so the number is written here too:
+// test_rl_fastpath checks that fastpath.h's RL_FAST_PATH_LAYOUT is it.
+
+/// The hot-word layout of this library, fastpath.h's `RL_FAST_PATH_LAYOUT`
+/// (bump both when the table moves its hot words).
+package let fastPathLayout: UInt32 = 1
 
 @c(RLInternalHotWordDirectory)
 public func rlInternalHotWordDirectory(_ layout: UInt32) -> UnsafeRawPointer? {
-    layout == RL_FAST_PATH_LAYOUT ? HandleTable.directory : noPages
+    layout == fastPathLayout ? HandleTable.directory : noPages
 }
 
 /// A directory with no pages, for callers built for another layout: their

@@ -21,7 +21,7 @@ private let forkGeneration = Atomic<UInt32>(0)
 /// - every handle that was live at the fork is refused with
 ///   kRLErrorForked (`HandleTable.disownAfterFork`: its slot's generation
 ///   becomes 0, which no handle names, and its hot word and block inbox
-///   stop answering, so the header's inline fast paths and the lock-free
+///   stop answering, so the opt-in inline fast paths and the lock-free
 ///   perform path fall through to a pinned call that reports it).  Such an
 ///   object is never finalized in the child: its memory and its loop's
 ///   three descriptors stay as they are, untouched (the descriptors are

@@ -45,8 +45,8 @@ import Synchronization
 /// after publishing under a lock); a lock's release and acquire order the
 /// rest.  So the "already pending, nothing to do" checks that follow a
 /// publish (HandleTable.hotWordIs/hotWordHas, Source.signal,
-/// signalAndWakeUp, fastpath.h) need only a sequentially consistent load,
-/// a plain load on x86.  The loop's fence is at the end of
+/// signalAndWakeUp, the opt-in fastpath.h) need only a sequentially
+/// consistent load, a plain load on x86.  The loop's fence is at the end of
 /// `acceptWakeUps`.  The two fences are ordered one way or the other: if
 /// the producer's comes first, the loop's reads after its own fence see
 /// the item; if the loop's comes first, the producer's load sees "awake"
