@@ -18,6 +18,10 @@
  *                                         pending): the producer's per-item
  *                                         floor in a signal flood
  *   bench_loop hotone    ITEMS            the same for signalone's call
+ *   bench_loop signalfn, signalonefn, hotcallfn, hotonefn
+ *                                         signal, signalone, hotcall, hotone
+ *                                         with the library functions (see
+ *                                         below; CF: the same as without fn)
  *   bench_loop timers    N                N one-shot timers, run until all fired
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
  *                                         (EVENTS or more: at least 200 ms;
@@ -30,7 +34,9 @@
  *
  * runloop's build includes the opt-in <runloop/fastpath.h>: the producers'
  * RLRunLoopSourceSignal, RLRunLoopWakeUp and RLRunLoopSourceSignalAndWakeUp
- * check "already pending" inline.
+ * check "already pending" inline in every workload but the *fn ones, which
+ * call the library functions, as a program that does not include
+ * fastpath.h (and any FFI caller) does.
  */
 #include "bench.h"
 #include <stdatomic.h>
@@ -50,6 +56,10 @@ typedef Boolean XBoolean;
 typedef RLBoolean XBoolean;
 #endif
 
+/* The library function, never fastpath.h's macro: a parenthesized name is
+ * not a macro call.  What a caller without fastpath.h compiles. */
+#define FN(name) (X(name))
+
 #define MODE K(RunLoopDefaultMode)
 typedef X(RunLoopRef) LoopRef;
 typedef X(RunLoopSourceRef) SourceRef;
@@ -66,6 +76,18 @@ static void signal_one_call(SourceRef src, LoopRef rl)
 #else
     (void)rl;
     RLRunLoopSourceSignalAndWakeUp(src);
+#endif
+}
+
+/* The same through the library function (the *fn workloads). */
+static void signal_one_call_fn(SourceRef src, LoopRef rl)
+{
+#ifdef BENCH_CF
+    FN(RunLoopSourceSignal)(src);
+    FN(RunLoopWakeUp)(rl);
+#else
+    (void)rl;
+    FN(RunLoopSourceSignalAndWakeUp)(src);
 #endif
 }
 
@@ -201,7 +223,7 @@ struct flood {
     atomic_int done, producers_done;
     /* use_signal: 0 perform-function + wake-up, 1 signal + wake-up,
      * 2 signal_one_call */
-    int producers, use_signal;
+    int producers, use_signal, fn;
     long items, consumed, performs;
     uint64_t t_end;
     /* malloc calls of the whole process, at the start and the stop (the
@@ -245,8 +267,15 @@ static void *flood_producer(void *arg)
 {
     struct flood *f = arg;
     pthread_barrier_wait(&f->go);
-    if (f->use_signal == 2) {
+    if (f->use_signal == 2 && f->fn) {
+        for (long i = 0; i < f->items; i++) signal_one_call_fn(f->src, f->loop);
+    } else if (f->use_signal == 2) {
         for (long i = 0; i < f->items; i++) signal_one_call(f->src, f->loop);
+    } else if (f->use_signal == 1 && f->fn) {
+        for (long i = 0; i < f->items; i++) {
+            FN(RunLoopSourceSignal)(f->src);
+            FN(RunLoopWakeUp)(f->loop);
+        }
     } else {
         for (long i = 0; i < f->items; i++) {
             if (f->use_signal) X(RunLoopSourceSignal)(f->src);
@@ -262,11 +291,12 @@ static void *flood_producer(void *arg)
     return NULL;
 }
 
-static void bench_flood(int use_signal, int producers, long items)
+static void bench_flood(int use_signal, int fn, int producers, long items)
 {
     struct flood f;
     memset(&f, 0, sizeof f);
     f.use_signal = use_signal;
+    f.fn = fn;
     f.producers = producers;
     f.items = items;
     pthread_barrier_init(&f.ready, NULL, 2);
@@ -282,7 +312,7 @@ static void bench_flood(int use_signal, int producers, long items)
     pthread_join(c, NULL);
     char name[32];
     static const char *const names[] = { "perform", "signal", "signalone" };
-    snprintf(name, sizeof name, "%s%d", names[use_signal], producers);
+    snprintf(name, sizeof name, "%s%s%d", names[use_signal], fn ? "fn" : "", producers);
     result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
     if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
     if (malloc_stats_now)  /* producers and loop together */
@@ -298,7 +328,7 @@ static void bench_flood(int use_signal, int producers, long items)
  *     nothing.  Timed inside a callout of the running loop (the state a
  *     flood's producer mostly sees), on one thread (no cache-line transfers).
  * ---------------------------------------------------------------------- */
-struct hotcall { LoopRef loop; SourceRef src; long items; int one_call; };
+struct hotcall { LoopRef loop; SourceRef src; long items; int one_call, fn; const char *name; };
 
 static void hotcall_run(void *info)
 {
@@ -309,7 +339,16 @@ static void hotcall_run(void *info)
     if (h->one_call) {
         signal_one_call(h->src, h->loop);  /* pending and woken */
         t0 = now_ns();
-        for (long i = 0; i < h->items; i++) signal_one_call(h->src, h->loop);
+        if (h->fn) {
+            for (long i = 0; i < h->items; i++) signal_one_call_fn(h->src, h->loop);
+        } else {
+            for (long i = 0; i < h->items; i++) signal_one_call(h->src, h->loop);
+        }
+    } else if (h->fn) {
+        for (long i = 0; i < h->items; i++) {
+            FN(RunLoopSourceSignal)(h->src);
+            FN(RunLoopWakeUp)(h->loop);
+        }
     } else {
         for (long i = 0; i < h->items; i++) {
             X(RunLoopSourceSignal)(h->src);
@@ -317,7 +356,7 @@ static void hotcall_run(void *info)
         }
     }
     t1 = now_ns();
-    result(h->one_call ? "hotone" : "hotcall", IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    result(h->name, IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
     X(RunLoopSourceInvalidate)(h->src);
     X(RunLoopStop)(h->loop);
 }
@@ -669,16 +708,25 @@ static void bench_memory(long n)
     pthread_join(spawn(mem_items_thread, &n), NULL);
 }
 
+/* Whether workload `w` is a *fn one (the library functions). */
+static int is_fn(const char *w)
+{
+    size_t n = strlen(w);
+    return n > 2 && !strcmp(w + n - 2, "fn");
+}
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "";
     if (!strcmp(w, "pingpong")) {
         bench_pingpong(arg_long(argc, argv, 2, 100000));
-    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone")) {
-        int kind = !strcmp(w, "perform") ? 0 : !strcmp(w, "signal") ? 1 : 2;
-        bench_flood(kind, (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
-    } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone")) {
-        struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000), !strcmp(w, "hotone") };
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone") ||
+               !strcmp(w, "signalfn") || !strcmp(w, "signalonefn")) {
+        int kind = !strcmp(w, "perform") ? 0 : !strncmp(w, "signalone", 9) ? 2 : 1;
+        bench_flood(kind, is_fn(w), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+    } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone") || !strcmp(w, "hotcallfn") || !strcmp(w, "hotonefn")) {
+        struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000), !strncmp(w, "hotone", 6),
+                             is_fn(w), w };
         pthread_join(spawn(hotcall_thread, &h), NULL);
     } else if (!strcmp(w, "timers")) {
         struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
@@ -703,7 +751,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|timers|sources|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|hotonefn|"
+                "timers|sources|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

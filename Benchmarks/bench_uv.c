@@ -165,8 +165,9 @@ static void *flood_producer(void *arg)
     return NULL;
 }
 
-/* The signal rows' name: "signalone" repeats the same run under the name of
- * runloop's one-call workload (bench_loop.c), in the same interleaved round. */
+/* The signal rows' name: "signalone" (and "signalfn", "signalonefn")
+ * repeat the same run under the name of runloop's one-call (function-call)
+ * workloads (bench_loop.c), in the same interleaved round. */
 static const char *signal_name = "signal";
 
 static void bench_flood(int use_signal, int producers, long items)
@@ -416,10 +417,11 @@ int main(int argc, char **argv)
     const char *w = argc > 1 ? argv[1] : "";
     if (!strcmp(w, "pingpong")) {
         bench_pingpong(arg_long(argc, argv, 2, 100000));
-    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone")) {
-        if (!strcmp(w, "signalone")) signal_name = "signalone";  /* its signal is one call already */
+    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone") ||
+               !strcmp(w, "signalfn") || !strcmp(w, "signalonefn")) {
+        if (strcmp(w, "perform")) signal_name = w;  /* its signal is one call already */
         bench_flood(!!strcmp(w, "perform"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
-    } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone")) {
+    } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone") || !strcmp(w, "hotcallfn") || !strcmp(w, "hotonefn")) {
         hot_name = w;  /* uv_async_send is one call: the same run under both names */
         bench_hotcall(arg_long(argc, argv, 2, 10000000));
     } else if (!strcmp(w, "timers")) {
@@ -436,7 +438,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "lateness")) {
         return 0; /* not measured: see the header comment */
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|hotcall|timers|sources|fds|idle|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|signalfn|signalonefn|hotcall|hotone|hotcallfn|hotonefn|"
+                "timers|sources|fds|idle|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -27,10 +27,16 @@ ROWS = [
     ("signal2", "rate", "2. signal + wake-up, 2 producers", True),
     ("signalone1", "rate", "2. signal + wake-up in one call, 1 producer", True),
     ("signalone2", "rate", "2. signal + wake-up in one call, 2 producers", True),
+    ("signalfn1", "rate", "2. signal + wake-up, function calls (no fastpath.h), 1 producer", True),
+    ("signalfn2", "rate", "2. signal + wake-up, function calls (no fastpath.h), 2 producers", True),
+    ("signalonefn1", "rate", "2. signal + wake-up in one function call (no fastpath.h), 1 producer", True),
+    ("signalonefn2", "rate", "2. signal + wake-up in one function call (no fastpath.h), 2 producers", True),
     ("signal1", "ops_per_callout", "2. signals coalesced per callout, 1 producer", None),
     ("signalone1", "ops_per_callout", "2. one-call signals coalesced per callout, 1 producer", None),
     ("hotcall", "per_op", "2. signal + wake-up already pending, per item (a flood's producer floor)", False),
     ("hotone", "per_op", "2. the one call, already pending and woken, per item", False),
+    ("hotcallfn", "per_op", "2. the pair as function calls (no fastpath.h), already pending, per item", False),
+    ("hotonefn", "per_op", "2. the one call as a function call (no fastpath.h), already pending and woken, per item", False),
     ("timers1000", "total", "3. 1k one-shot timers, add + fire all", False),
     ("timers10000", "total", "3. 10k timers", False),
     ("timers100000", "total", "3. 100k timers", False),
@@ -136,7 +142,8 @@ def targets(med):
         check("ping-pong median ≤ 1.3× eventfd floor", rl <= 1.3 * fl, f"{rl / fl:.2f}× floor")
     if rl and cf:
         check("ping-pong median ≤ 0.5× CF", rl <= 0.5 * cf, f"{rl / cf:.2f}× CF")
-    for w in ("perform1", "perform2", "signal1", "signal2", "signalone1", "signalone2"):
+    for w in ("perform1", "perform2", "signal1", "signal2", "signalone1", "signalone2",
+              "signalfn1", "signalfn2", "signalonefn1", "signalonefn2"):
         r, c, u = g(w, "rate", "runloop"), g(w, "rate", "cf"), g(w, "rate", "uv")
         if r and c:
             check(f"{w} throughput ≥ 3× CF", r >= 3 * c, f"{r / c:.2f}× CF")
@@ -145,12 +152,16 @@ def targets(med):
     r, u = g("hotcall", "per_op", "runloop"), g("hotcall", "per_op", "uv")
     if r and u:
         out.append(f"- **context** a signal flood's producer floor, signal + wake-up already pending: "
-                   f"runloop {r:.2f} ns per item for the pair of calls (checked inline, no call), "
+                   f"runloop {r:.2f} ns per item for the pair of calls (checked inline with fastpath.h, no call), "
                    f"libuv {u:.2f} ns for one call: a ceiling of {1e3 / r:.0f} M/s against libuv's {1e3 / u:.0f} M/s")
     r1 = g("hotone", "per_op", "runloop")
     if r1 and u:
-        out.append(f"- **context** the same with runloop's one call (`RLRunLoopSourceSignalAndWakeUp`): "
+        out.append(f"- **context** the same with runloop's one call (`RLRunLoopSourceSignalAndWakeUp`, inline): "
                    f"{r1:.2f} ns, a ceiling of {1e3 / r1:.0f} M/s")
+    r, u = g("hotonefn", "per_op", "runloop"), g("hotonefn", "per_op", "uv")
+    if r and u:
+        check("the one call as a function (no fastpath.h), already pending and woken, ≤ libuv's uv_async_send",
+              r <= u, f"{r:.2f} ns against {u:.2f} ns ({u / r:.3g}× libuv)")
     r, c = g("timers100000", "total", "runloop"), g("timers100000", "total", "cf")
     if r and c:
         check("100k timers ≥ 20× faster than CF", c >= 20 * r, f"{c / r:.2f}× faster")
@@ -280,13 +291,16 @@ floor). Idle wake-ups exclude the final wake-up that ends the 3.25 s run.
 The "already pending" row is what each item of a signal flood costs its
 producer at best: CF's idiom is two calls (`RLRunLoopSourceSignal` +
 `RLRunLoopWakeUp`), libuv's one (`uv_async_send` does both). runloop's
-header checks "already pending" inline (`<runloop/fastpath.h>`: three
-dependent loads and a compare per call, no call into the library), so the
-pair costs less than one library call. The "one
-call" rows use runloop's `RLRunLoopSourceSignalAndWakeUp` (signal + wake-up
-of the source's loops in one call, like `uv_async_send`); CF has no such
-call, so its one-call rows repeat the pair, and GLib's and libuv's repeat
-their signal rows (already one call).
+benchmark includes the opt-in `<runloop/fastpath.h>`, which checks
+"already pending" inline (three dependent loads and a compare per call, no
+call into the library), so the pair costs less than one library call. The
+"function" rows (`fn`) call the library functions instead, as every program
+that does not include fastpath.h (and every FFI caller) does; libuv's
+cells in those rows are `uv_async_send` again, run interleaved with them.
+The "one call" rows use runloop's `RLRunLoopSourceSignalAndWakeUp` (signal
++ wake-up of the source's loops in one call, like `uv_async_send`); CF has
+no such call, so its one-call rows repeat the pair, and GLib's and libuv's
+repeat their signal rows (already one call).
 
 ## Targets (issue 6 §2)
 

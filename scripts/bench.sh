@@ -133,10 +133,16 @@ for p in 1 2; do
   run_flood $R "$all" perform $p
   run_flood $R "$all" signal $p
   run_flood $R "runloop cf glib uv" signalone $p
+  # runloop through the library functions (no <runloop/fastpath.h>, what a
+  # caller gets by default) against uv_async_send, interleaved
+  run_flood $R "runloop uv" signalfn $p
+  run_flood $R "runloop uv" signalonefn $p
 done
 echo "2b. the producer's floor: signal + wake-up already pending ($HOT items x $R; runloop, cf, uv)"
 run $R "runloop cf uv" hotcall $HOT
 run $R "runloop uv" hotone $HOT
+run $R "runloop uv" hotcallfn $HOT
+run $R "runloop uv" hotonefn $HOT
 echo "3. timers (N = $TIMERS${BIG:+ $BIG}; CF capped at 100k)"
 for n in $TIMERS; do run $R "$loops" timers $n; done
 if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi
