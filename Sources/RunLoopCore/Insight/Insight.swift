@@ -251,19 +251,3 @@ package final class Insight: @unchecked Sendable {
         lastWake = cause
     }
 }
-
-/// Wrapping user code of the pass (used by the pass's steps).
-extension Loop {
-    package var insight: Insight { poller.insight }
-
-    /// Calls `body` as a callout of `kind` on `item` (a handle, or 0),
-    /// timed from `mark`: a clock reading taken just before the step's
-    /// first callout, then advanced to the end of each (Insight).
-    @inline(__always)
-    package func callout(_ kind: CalloutKind, _ item: UInt64, since mark: inout UInt64, _ body: () -> Void) {
-        let insight = poller.insight
-        let start = insight.calloutBegan(kind, item: UInt(item), mark: mark)
-        body()
-        mark = insight.calloutEnded(kind, item: UInt(item), start: start)
-    }
-}

@@ -187,7 +187,7 @@ extension Loop {
         var mark = Clock.monotonicNow()
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
-            callout(.observer, observer.handle, since: &mark) { observer.callOut(activity) }
+            callOutToObserver(observer, activity, since: &mark)
             observer.firing = false
             if !observer.repeats {
                 observer.invalidate()
@@ -206,8 +206,7 @@ extension Loop {
         guard !found.isEmpty else { return false }
         var mark = Clock.monotonicNow()
         for entry in found where entry.source.isValid {
-            let (source, events) = (entry.source, entry.events)
-            callout(.descriptor, source.handle, since: &mark) { source.handleReady(events) }
+            callOutToDescriptor(entry.source, entry.events, since: &mark)
         }
         return !found.isEmpty
     }

@@ -18,6 +18,9 @@ package final class Loop: Handled, @unchecked Sendable {
     package let ownerTID: Int32
     package let isMain: Bool
     package let poller: Poller
+    /// What the loop lets the outside see: counters, the current phase,
+    /// callouts, its trace (Insight.swift).
+    package let insight = Insight()
     /// The process's fork generation when the loop was made: a loop of an
     /// older one is the parent's copy, in a fork child (Fork.swift).
     package let forkGeneration = Fork.generation

@@ -109,9 +109,6 @@ package final class Poller: @unchecked Sendable {
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
     package private(set) var wokeBy: WakeCause? = nil
-    /// The loop's observability state (Insight.swift), kept here because
-    /// the poller is the loop's per-thread companion.
-    package let insight = Insight()
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()

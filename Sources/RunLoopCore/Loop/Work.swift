@@ -20,25 +20,7 @@ extension Loop {
             }
         }
         if !ready.isEmpty {
-            // Each block's dispose may release a closure's captures: part
-            // of its callout.
-            if insight.timesEachCallout {
-                var mark = Clock.monotonicNow()
-                for block in ready {
-                    callout(.block, 0, since: &mark) {
-                        block.run()
-                        block.dispose()
-                    }
-                }
-            } else {
-                // Timed as one batch (see Insight): two clock readings.
-                let start = Clock.monotonicNow()
-                for block in ready {
-                    block.run()
-                    block.dispose()
-                }
-                insight.statistics.callouts(.block, count: UInt64(ready.count), took: Clock.monotonicNow() &- start)
-            }
+            callOutToBlocks(ready)
             ready.removeAll(keepingCapacity: true)
         }
         spareBlocks = ready
@@ -65,7 +47,7 @@ extension Loop {
                     break
                 }
                 guard source.isValid, source.claimPerform() else { continue }
-                callout(.source, source.handle, since: &mark) { source.perform() }
+                callOutToSource(source, since: &mark)
                 handled = true
             }
             ready.removeAll(keepingCapacity: true)

@@ -77,7 +77,6 @@ extension Loop {
                 timer.placements.forEach { other, slot in if other !== mode { other.unscheduleTimer(slot: slot) } }
             }
         }
-        let insight = self.insight
         for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) }
         // One clock reading per timer, as for the other steps: each callout
         // starts at the reading that ended the previous one.
@@ -86,13 +85,7 @@ extension Loop {
             prefetchFiring(due, i)
             // The pass's reference is dropped after the burst (below).
             let timer = firing.timer.takeUnretainedValue()
-            if timer.isValid {
-                let start = insight.calloutBegan(.timer, item: UInt(timer.handle), mark: mark)
-                insight.statistics.timerFired(lateNs: start > firing.deadline ? start - firing.deadline : 0,
-                                              windowNs: timer.windowNs)
-                timer.fire()
-                mark = insight.calloutEnded(.timer, item: UInt(timer.handle), start: start)
-            }
+            if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
             if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
         }
         // The pass's references go last; for most expired timers the last
