@@ -1,41 +1,6 @@
 import CRunLoop
 import Synchronization
 
-/// The step of a pass a loop is in (RLRunLoopPhase).
-package enum Phase: UInt8 {
-    case idle = 0, entry, beforeTimers, beforeSources, blocks, sources, beforeWaiting, waiting, afterWaiting
-    case timers, descriptors, exit
-
-    package var name: StaticString {
-        switch self {
-        case .idle: "Idle"
-        case .entry: "Entry"
-        case .beforeTimers: "BeforeTimers"
-        case .beforeSources: "BeforeSources"
-        case .blocks: "Blocks"
-        case .sources: "Sources"
-        case .beforeWaiting: "BeforeWaiting"
-        case .waiting: "Waiting"
-        case .afterWaiting: "AfterWaiting"
-        case .timers: "Timers"
-        case .descriptors: "Descriptors"
-        case .exit: "Exit"
-        }
-    }
-
-    /// The step in which observers of `activity` are called.
-    package static func of(activity: UInt) -> Phase {
-        switch activity {
-        case Activity.entry: .entry
-        case Activity.beforeTimers: .beforeTimers
-        case Activity.beforeSources: .beforeSources
-        case Activity.beforeWaiting: .beforeWaiting
-        case Activity.afterWaiting: .afterWaiting
-        default: .exit
-        }
-    }
-}
-
 /// The kind of user code being called (RLRunLoopCalloutKind).
 package enum CalloutKind: UInt8 {
     case none = 0, observer, timer, source, descriptor, block

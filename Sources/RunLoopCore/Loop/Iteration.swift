@@ -7,19 +7,9 @@ package enum RunResult: Int32, Sendable {
     case handledSource = 4
 }
 
-/// Points of a pass that observers watch (CF's bits).
-package enum Activity {
-    package static let entry: UInt = 1 << 0
-    package static let beforeTimers: UInt = 1 << 1
-    package static let beforeSources: UInt = 1 << 2
-    package static let beforeWaiting: UInt = 1 << 5
-    package static let afterWaiting: UInt = 1 << 6
-    package static let exit: UInt = 1 << 7
-    package static let all: UInt = 0x0FFF_FFFF
-}
-
-/// Running a loop: the pass reads as the articles' list of steps.  Only the
-/// owning thread gets here.  No lock is held while user code runs.
+/// Running a loop: `runPasses` reads as the step list of docs/design.md
+/// ("A run").  Only the owning thread gets here.  No lock is held while
+/// user code runs.
 extension Loop {
     /// Runs the loop in `name` for at most `seconds` (0 or less: one pass
     /// without sleeping).
@@ -38,11 +28,9 @@ extension Loop {
 
         let saved = insight.runBegins(name)
         poller.acceptWakeUps()
-        insight.enter(.entry)
-        notifyObservers(frame.mode, Activity.entry)
+        step(.entry, frame.mode)
         let result = runPasses(frame, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
-        insight.enter(.exit)
-        notifyObservers(frame.mode, Activity.exit)
+        step(.exit, frame.mode)
         insight.runEnds(saved)
 
         let outermost = lock.withLock { () -> Bool in
@@ -56,25 +44,23 @@ extension Loop {
         return result
     }
 
+    /// The passes of a run, until one decides that the run ends.
     private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
         let mode = frame.mode
-        let insight = self.insight
         // When this run's passes began to handle signalled sources back to
         // back (0: the last pass handled none).  See `giveWay`.
         var busySince: UInt64 = 0
         while true {
             insight.statistics.bump(.passes)
             poller.acceptWakeUps()
-            insight.enter(.beforeTimers)
-            notifyObservers(mode, Activity.beforeTimers)
-            insight.enter(.beforeSources)
-            notifyObservers(mode, Activity.beforeSources)
-            insight.enter(.blocks)
+            step(.beforeTimers, mode)
+            step(.beforeSources, mode)
+            step(.blocks, mode)
             runBlocks(mode)
-            insight.enter(.sources)
+            step(.sources, mode)
             let handledSource = performSignalledSources(mode, returnAfterSourceHandled: returnAfterSourceHandled)
             if handledSource {
-                insight.enter(.blocks)
+                step(.blocks, mode)
                 runBlocks(mode)
             }
 
@@ -84,13 +70,10 @@ extension Loop {
             let poll = handledSource || deadline == 0 || stopsEveryRun.load(ordering: .acquiring)
                 || poller.hasAlwaysReady.load(ordering: .acquiring)
             busySince = handledSource ? giveWay(busySince: busySince) : 0
-            if !poll {
-                insight.enter(.beforeWaiting)
-                notifyObservers(mode, Activity.beforeWaiting)
-            }
+            if !poll { step(.beforeWaiting, mode) }
             let runLimit = deadline == 0 ? Clock.never : deadline
             let timerWake = timerWakeDeadline(mode)
-            insight.enter(.waiting)
+            step(.waiting, mode)
             // A parent's loop in a fork child (fork() from a callout of
             // this run): its descriptors are the parent's (Fork.swift).
             if forkGeneration != Fork.generation { return .finished }
@@ -98,15 +81,14 @@ extension Loop {
             if !poll {
                 let cause = poller.wokeBy ?? .wakeUp
                 insight.woke(cause == .timer && runLimit <= timerWake ? .timeout : cause)
-                insight.enter(.afterWaiting)
-                notifyObservers(mode, Activity.afterWaiting)
+                step(.afterWaiting, mode)
             }
 
-            insight.enter(.timers)
+            step(.timers, mode)
             fireDueTimers(mode)
-            insight.enter(.descriptors)
+            step(.descriptors, mode)
             let handledDescriptor = performReadyDescriptors(mode, ready)
-            insight.enter(.blocks)
+            step(.blocks, mode)
             runBlocks(mode)
 
             let handled = handledSource || handledDescriptor
@@ -114,6 +96,14 @@ extension Loop {
                 return result
             }
         }
+    }
+
+    /// The run moves to `phase`: records it (Insight) and calls the mode's
+    /// observers of its activity, if it has one.
+    @inline(__always)
+    private func step(_ phase: Phase, _ mode: Mode) {
+        insight.enter(phase)
+        if let activity = phase.activity { notifyObservers(mode, activity) }
     }
 
     /// Version-0 sources have kept this run busy (every pass since
@@ -145,7 +135,7 @@ extension Loop {
     /// How long sources may keep a run busy before it gives way (50 µs).
     package static let giveWayAfterNs: UInt64 = 50_000
 
-    /// Step 6: whether this run ends after the pass, and how.
+    /// The pass's last step: whether this run ends after it, and how.
     private func outcome(_ frame: RunFrame, deadline: UInt64, handledSource: Bool) -> RunResult? {
         if handledSource { return .handledSource }
         if deadline == 0 || Clock.monotonicNow() >= deadline { return .timedOut }
