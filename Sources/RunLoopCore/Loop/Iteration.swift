@@ -1,4 +1,3 @@
-import CRunLoopShims
 /// How a run ended (CF's values).
 package enum RunResult: Int32, Sendable {
     case finished = 1
@@ -47,9 +46,6 @@ extension Loop {
     /// The passes of a run, until one decides that the run ends.
     private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
         let mode = frame.mode
-        // When this run's passes began to handle signalled sources back to
-        // back (0: the last pass handled none).  See `giveWay`.
-        var busySince: UInt64 = 0
         while true {
             insight.statistics.bump(.passes)
             poller.acceptWakeUps()
@@ -58,43 +54,23 @@ extension Loop {
             step(.blocks, mode)
             runBlocks(mode)
             step(.sources, mode)
-            let handledSource = performSignalledSources(mode, returnAfterSourceHandled: returnAfterSourceHandled)
+            let handledSource = performSignalledSources(frame, returnAfterSourceHandled: returnAfterSourceHandled)
             if handledSource {
                 step(.blocks, mode)
                 runBlocks(mode)
             }
-
-            // A loop whose every run is stopped (`stopEveryRun`) makes this
-            // pass its last: it does not sleep either; nor with a ready
-            // descriptor epoll cannot watch (Poller.alwaysReady).
-            let poll = handledSource || deadline == 0 || stopsEveryRun.load(ordering: .acquiring)
-                || poller.hasAlwaysReady.load(ordering: .acquiring)
-            busySince = handledSource ? giveWay(busySince: busySince) : 0
+            let poll = handledSource || mustPoll(deadline)
             if !poll { step(.beforeWaiting, mode) }
-            let runLimit = deadline == 0 ? Clock.never : deadline
-            let timerWake = timerWakeDeadline(mode)
-            step(.waiting, mode)
-            // A parent's loop in a fork child (fork() from a callout of
-            // this run): its descriptors are the parent's (Fork.swift).
-            if forkGeneration != Fork.generation { return .finished }
-            let ready = poller.wait(until: min(timerWake, runLimit), poll: poll)
-            if !poll {
-                let cause = poller.wokeBy ?? .wakeUp
-                insight.woke(cause == .timer && runLimit <= timerWake ? .timeout : cause)
-                step(.afterWaiting, mode)
-            }
-
+            guard let ready = sleep(mode, until: deadline, poll: poll) else { return .finished }
+            if !poll { step(.afterWaiting, mode) }
             step(.timers, mode)
             fireDueTimers(mode)
             step(.descriptors, mode)
             let handledDescriptor = performReadyDescriptors(mode, ready)
             step(.blocks, mode)
             runBlocks(mode)
-
-            let handled = handledSource || handledDescriptor
-            if let result = outcome(frame, deadline: deadline, handledSource: handled && returnAfterSourceHandled) {
-                return result
-            }
+            let handled = (handledSource || handledDescriptor) && returnAfterSourceHandled
+            if let result = outcome(frame, deadline: deadline, handledSource: handled) { return result }
         }
     }
 
@@ -106,34 +82,38 @@ extension Loop {
         if let activity = phase.activity { notifyObservers(mode, activity) }
     }
 
-    /// Version-0 sources have kept this run busy (every pass since
-    /// `busySince` performed one, so none waited): once that has lasted
-    /// `giveWayAfterNs`, the loop's thread gives its CPU to any thread
-    /// waiting for one (`sched_yield`) before it polls, and the streak
-    /// starts again.  Returns the streak's new start.
-    ///
-    /// Signals coalesce: a pass performs a source once however many times
-    /// it was signalled, so a loop that drains a flood as fast as it can
-    /// buys nothing by it, and on a machine with more runnable threads
-    /// than CPUs it takes a CPU share from the threads doing the
-    /// signalling (two producers and a loop on two CPUs: the loop had ~25%
-    /// of the samples, ~500 signals a perform).  Given way, a later pass
-    /// performs the source once for all the signals sent meanwhile.  With
-    /// no other thread waiting the call returns at once (one system call,
-    /// ~0.7 µs on our VMs, at most once per `giveWayAfterNs` of busy
-    /// passes: ~1.5%).  Queued blocks and descriptors do not count: each
-    /// block is work of its own, and a ready descriptor stays ready.
-    private func giveWay(busySince: UInt64) -> UInt64 {
-        let now = Clock.monotonicNow()
-        guard busySince != 0 else { return now }
-        guard now &- busySince >= Self.giveWayAfterNs else { return busySince }
-        rl_yield()
-        insight.statistics.bump(.busyYields)
-        return Clock.monotonicNow()
+    /// Whether the pass must poll (not sleep) whatever it handled: a run of
+    /// one pass (deadline 0); a loop whose every run is stopped
+    /// (`stopEveryRun`), where this pass is the last; a ready descriptor
+    /// epoll cannot watch (Poller.alwaysReady).
+    private func mustPoll(_ deadline: UInt64) -> Bool {
+        deadline == 0 || stopsEveryRun.load(ordering: .acquiring) || poller.hasAlwaysReady.load(ordering: .acquiring)
     }
 
-    /// How long sources may keep a run busy before it gives way (50 µs).
-    package static let giveWayAfterNs: UInt64 = 50_000
+    /// Sleeps in epoll_wait (or, with `poll`, only looks) until the end of
+    /// the earliest timer window of the mode or the run's `deadline`, a
+    /// wake-up or a ready descriptor, and returns the ready descriptors.
+    /// The Waiting phase starts once the wake-up time is known.  Nil: this
+    /// loop is a parent's copy in a fork child (fork() from a callout of
+    /// this run), whose descriptors are the parent's (Fork.swift); the run
+    /// ends.
+    private func sleep(_ mode: Mode, until deadline: UInt64, poll: Bool) -> [Poller.Ready]? {
+        let runLimit = deadline == 0 ? Clock.never : deadline
+        let timerWake = timerWakeDeadline(mode)
+        step(.waiting, mode)
+        if forkGeneration != Fork.generation { return nil }
+        let ready = poller.wait(until: min(timerWake, runLimit), poll: poll)
+        if !poll { insight.woke(wakeCause(timerWake: timerWake, runLimit: runLimit)) }
+        return ready
+    }
+
+    /// Why the sleep that just ended ended.  The timerfd was armed for the
+    /// earlier of the timers' wake-up and the run's limit: if it fired and
+    /// the run's limit was the earlier (or the same), the run timed out.
+    private func wakeCause(timerWake: UInt64, runLimit: UInt64) -> WakeCause {
+        let cause = poller.wokeBy ?? .wakeUp
+        return cause == .timer && runLimit <= timerWake ? .timeout : cause
+    }
 
     /// The pass's last step: whether this run ends after it, and how.
     private func outcome(_ frame: RunFrame, deadline: UInt64, handledSource: Bool) -> RunResult? {

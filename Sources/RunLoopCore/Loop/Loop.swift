@@ -5,6 +5,9 @@ import Synchronization
 package final class RunFrame {
     package let mode: Mode
     package var stopped = false
+    /// When the run's passes began to perform signalled sources back to
+    /// back (0: the last pass performed none).  See `Loop.giveWay`.
+    package var busySince: UInt64 = 0
     package init(mode: Mode) { self.mode = mode }
 }
 

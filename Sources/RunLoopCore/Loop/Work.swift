@@ -1,5 +1,8 @@
+import CRunLoopShims
+
 /// The queued work of a pass: blocks/functions performed onto the loop and
-/// signalled version-0 sources (steps 2 of the pass, see Iteration.swift).
+/// signalled version-0 sources, and how a run that sources keep busy gives
+/// way to other threads.
 extension Loop {
     /// Runs the queued blocks meant for this mode, in the order queued.
     /// Blocks queued meanwhile wait for the next call.
@@ -26,10 +29,20 @@ extension Loop {
         spareBlocks = ready
     }
 
-    /// Performs the signalled sources of this mode by order (ties: first
-    /// signalled first).  Returns whether any was performed.  With
+    /// Performs the signalled sources of the run's mode by order (ties:
+    /// first signalled first).  Returns whether any was performed.  With
     /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
-    package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
+    /// A run whose passes keep performing sources gives way now and then
+    /// (`giveWay`).
+    package func performSignalledSources(_ frame: RunFrame, returnAfterSourceHandled: Bool) -> Bool {
+        let handled = performSignalled(frame.mode, returnAfterSourceHandled: returnAfterSourceHandled)
+        frame.busySince = handled ? giveWay(busySince: frame.busySince) : 0
+        return handled
+    }
+
+    /// Performs the signalled sources of `mode` (see
+    /// `performSignalledSources`); returns whether any was performed.
+    private func performSignalled(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
         guard pendingHint.load(ordering: .acquiring) else { return false }
         var ready = spareSources
         spareSources = []
@@ -55,6 +68,36 @@ extension Loop {
         spareSources = ready
         return handled
     }
+
+    /// Version-0 sources have kept this run busy (every pass since
+    /// `busySince` performed one, so none waited): once that has lasted
+    /// `giveWayAfterNs`, the loop's thread gives its CPU to any thread
+    /// waiting for one (`sched_yield`) before the pass goes on (it will
+    /// poll, not sleep), and the streak starts again.  Returns the
+    /// streak's new start.
+    ///
+    /// Signals coalesce: a pass performs a source once however many times
+    /// it was signalled, so a loop that drains a flood as fast as it can
+    /// buys nothing by it, and on a machine with more runnable threads
+    /// than CPUs it takes a CPU share from the threads doing the
+    /// signalling (two producers and a loop on two CPUs: the loop had ~25%
+    /// of the samples, ~500 signals a perform).  Given way, a later pass
+    /// performs the source once for all the signals sent meanwhile.  With
+    /// no other thread waiting the call returns at once (one system call,
+    /// ~0.7 µs on our VMs, at most once per `giveWayAfterNs` of busy
+    /// passes: ~1.5%).  Queued blocks and descriptors do not count: each
+    /// block is work of its own, and a ready descriptor stays ready.
+    private func giveWay(busySince: UInt64) -> UInt64 {
+        let now = Clock.monotonicNow()
+        guard busySince != 0 else { return now }
+        guard now &- busySince >= Self.giveWayAfterNs else { return busySince }
+        rl_yield()
+        insight.statistics.bump(.busyYields)
+        return Clock.monotonicNow()
+    }
+
+    /// How long sources may keep a run busy before it gives way (50 µs).
+    package static let giveWayAfterNs: UInt64 = 50_000
 
     /// Moves the pending sources of this mode into `ready` (empty), once
     /// each; those of other modes stay pending, stale entries go.  Lock held.
