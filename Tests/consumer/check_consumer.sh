@@ -107,6 +107,14 @@ case "$mode" in
     ;;
   swiftpm)
     work="$2" version="$3"
+    # SwiftPM's incremental build of a path dependency misses files added
+    # to it since the last build: start again when the list changes.
+    sources=$(cd "$here/../.." && find Sources -name '*.swift' | sort | cksum)
+    if [[ "$(cat "$work/swiftpm.sources" 2>/dev/null)" != "$sources" ]]; then
+      rm -rf "$work/swiftpm"
+      mkdir -p "$work"
+      echo "$sources" > "$work/swiftpm.sources"
+    fi
     swift build --package-path "$here/swiftpm" --scratch-path "$work/swiftpm"
     compare "$(swift build --package-path "$here/swiftpm" --scratch-path "$work/swiftpm" --show-bin-path)/RunLoopConsumer" "$version"
     echo "OK: SwiftPM package depending on runloop by path built and ran"
