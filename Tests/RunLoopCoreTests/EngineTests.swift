@@ -302,7 +302,7 @@ extension Result {
     @Test func heapSequenceNumbersAreRenumberedBeforeTheyRunOut() {
         let lines = fireFiftyTimers(offset: { Double($0 % 3) * 0.001 }, before: { loop in
             // A tiny limit: the mode renumbers its entries every few schedules.
-            loop.lock.withLock { loop.existingModeLocked(.default)!.timerSeqLimit = 7 }
+            loop.lock.withLock { loop.existingModeLocked(.default)!.timers.seqLimit = 7 }
         }, after: { timers, date in
             timers[4].setNextFireDate(date)  // a stale entry, and last among the earliest
         })

@@ -87,7 +87,7 @@ extension Loop {
                 for entry in mode.observers { lines.append("      " + entry.observer.debugDescription + ",") }
                 lines.append("    },")
                 lines.append("    timers = {")
-                let timers = mode.allTimers.sorted { $0.nextFireDate < $1.nextFireDate }
+                let timers = mode.timers.all.sorted { $0.nextFireDate < $1.nextFireDate }
                 for timer in timers { lines.append("      " + timer.debugDescription + ",") }
                 lines.append("    },")
                 lines.append("  },")

@@ -70,7 +70,7 @@ extension ModeItem {
 /// Why an add was refused.
 package enum AddFailure: Error {
     case wrongLoop, invalidItem, loopGone
-    /// The mode holds as many timers as it can (Mode.maxTimers).
+    /// The mode holds as many timers as it can (ModeTimers.limit).
     case full
 }
 
@@ -214,8 +214,8 @@ extension Loop {
         }
         guard owned else { return }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
-        while let placement = timer.placements.removeAny() {
-            deferred.release(owned: placement.mode.takeUnretainedValue().removeTimer(slot: placement.slot))
+        timer.placements.takeAll().forEach { mode, slot in
+            deferred.release(owned: mode.removeTimer(slot: slot))
         }
     }
 
@@ -305,15 +305,13 @@ extension Loop {
         }
         guard let deadline else { return .failure(.wrongLoop) }
         let mode = modeLocked(name)
-        let already = timer.placements.placement(in: mode) != nil
-        guard !already, mode.timerCount < Mode.maxTimers else {
-            timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
-            return already ? .success(()) : .failure(.full)
-        }
-        let slot = mode.insertTimer(timer)
-        timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A firing timer is scheduled in all its modes after its callout.
-        if !timer.firing { mode.scheduleTimer(slot: slot, deadline: deadline) }
+        guard timer.placements.placement(in: mode) == nil,
+              let slot = mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline) else {
+            timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
+            return timer.placements.placement(in: mode) != nil ? .success(()) : .failure(.full)
+        }
+        timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.
         if runs.last?.mode === mode && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
         timer.retainRef()

@@ -39,7 +39,7 @@ extension Loop {
                 guard let mode = modes[name] else { continue }
                 var items: [ModeItem] = mode.sources.values.map { .source($0) }
                 items += mode.observers.map { .observer($0.observer) }
-                items += mode.allTimers.map { .timer($0) }
+                items += mode.timers.all.map { .timer($0) }
                 for item in items { eraseLocked(item, from: mode, &deferred) }
                 mode.resetTimers()
             }

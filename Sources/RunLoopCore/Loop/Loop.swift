@@ -84,8 +84,8 @@ package final class Loop: Handled, @unchecked Sendable {
     package var sequence: UInt64 = 0
     /// The mode `existingModeLocked` found last, by name (modes are never
     /// removed, so it lives as long as the loop: no reference counted).
-    private var lastModeName: ModeName?
-    private var lastMode: Unmanaged<Mode>?
+    /// One property, so a lookup is one access to the loop.
+    private var lastMode: (name: ModeName, mode: Unmanaged<Mode>)?
 
     // MARK: the loop's thread only
 
@@ -192,17 +192,16 @@ package final class Loop: Handled, @unchecked Sendable {
     /// Makes sure the mode named `name` exists (no reference taken in the
     /// usual case: the mode of the previous call).  Lock held.
     package func ensureModeLocked(_ name: ModeName) {
-        if lastModeName == name { return }
+        if lastMode?.name == name { return }
         _ = modeLocked(name)
     }
 
     /// The mode named `name` if it exists.  Lock held.
     package func existingModeLocked(_ name: ModeName) -> Mode? {
         // Most calls name the mode of the previous one: no hashing then.
-        if lastModeName == name, let last = lastMode { return last.takeUnretainedValue() }
+        if let last = lastMode, last.name == name { return last.mode.takeUnretainedValue() }
         guard let mode = modes[name] else { return nil }
-        lastModeName = name
-        lastMode = Unmanaged.passUnretained(mode)
+        lastMode = (name, Unmanaged.passUnretained(mode))
         return mode
     }
 

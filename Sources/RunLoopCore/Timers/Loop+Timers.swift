@@ -8,7 +8,7 @@ extension Loop {
     /// it, each entry behind those already there (FIFO).  Lock held.
     package func scheduleTimerLocked(_ timer: LoopTimer, at deadline: UInt64) {
         timer.placements.forEach { mode, slot in
-            mode.scheduleTimer(slot: slot, deadline: deadline)
+            mode.timers.schedule(slot: slot, deadline: deadline)
         }
     }
 
@@ -29,16 +29,16 @@ extension Loop {
     /// The earliest fire date of the mode's valid timers, or 0.
     package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
-            guard let mode = existingModeLocked(name), let entry = mode.earliestTimer() else { return 0 }
-            return mode.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.nextFireDate }
+            guard let mode = existingModeLocked(name), let entry = mode.timers.earliest() else { return 0 }
+            return mode.timers.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.nextFireDate }
         }
     }
 
     /// When the loop must wake for the mode's timers: the earliest end of
-    /// a timer's window (fire date + tolerance; see Mode.timerWakeDeadline).
+    /// a timer's window (fire date + tolerance; see ModeTimers.wakeDeadline).
     package func timerWakeDeadline(_ mode: Mode) -> UInt64 {
         guard mode.timerHint.load(ordering: .acquiring) > 0 else { return Clock.never }
-        return lock.withLock { mode.timerWakeDeadline() }
+        return lock.withLock { mode.timers.wakeDeadline() }
     }
 
     /// Fires every timer of the mode that is due, earliest first, then
@@ -55,12 +55,11 @@ extension Loop {
             // Room for every entry at once if the earliest is due (a burst
             // grows the list without copying it; untouched room costs no
             // memory).
-            if let top = mode.heap.top, top.deadline <= now, due.capacity < mode.heap.count {
-                due.reserveCapacity(mode.heap.count)
-            }
+            let bound = mode.timers.dueBound(now: now)
+            if due.capacity < bound { due.reserveCapacity(bound) }
             // The mode's reference keeps each popped timer alive while the
             // lock is held; the timers themselves are not touched yet.
-            while let (entry, timer, slotAddress) = mode.popDueTimer(now: now) {
+            while let (entry, timer, slotAddress) = mode.timers.popDue(now: now) {
                 due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: 0, slotAddress: slotAddress))
             }
             // Then each popped timer, fetched a few ahead (a burst of due
@@ -74,7 +73,7 @@ extension Loop {
                 timer.firing = true
                 // Only a repeating timer needs to know whether its callout moved it.
                 if timer.repeats { due[i].epoch = timer.withSchedule { $0.epoch } }
-                timer.placements.forEach { other, slot in if other !== mode { other.unscheduleTimer(slot: slot) } }
+                timer.placements.forEach { other, slot in if other !== mode { other.timers.unschedule(slot: slot) } }
             }
         }
         for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) }

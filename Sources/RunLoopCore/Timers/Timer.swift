@@ -18,7 +18,7 @@ package struct TimerSchedule {
 }
 
 /// Which modes of its loop hold a timer, and the timer's slot in each
-/// (see Mode.timerSlots).  The first placement is stored inline, since
+/// (see ModeTimers).  The first placement is stored inline, since
 /// nearly every timer is in one mode.  Guarded by the owning loop's lock;
 /// a mode outlives the placements naming it (modes live as long as their
 /// loop, and a loop's teardown removes every timer).
@@ -57,11 +57,10 @@ package struct TimerPlacements {
         if first == nil { first = placement } else { others.append(placement) }
     }
 
-    /// Removes and returns one placement (the last), nil when none is left.
-    package mutating func removeAny() -> Placement? {
-        if let last = others.popLast() { return last }
-        defer { first = nil }
-        return first
+    /// Removes every placement and returns them.
+    package mutating func takeAll() -> TimerPlacements {
+        defer { self = TimerPlacements() }
+        return self
     }
 
     package mutating func remove(from mode: Mode) -> Placement? {

@@ -3,7 +3,7 @@ import Glibc
 
 /// A mode's timers ordered by deadline, FIFO among equal deadlines.
 ///
-/// Entries are plain values naming a slot of the mode (see Mode): sifting
+/// Entries are plain values naming a slot of the mode (see ModeTimers): sifting
 /// touches only this heap's memory.  They are never updated in place: when
 /// a timer's deadline changes a new entry is pushed and the old one, whose
 /// sequence number is no longer its slot's, is skipped when it reaches the
@@ -14,20 +14,20 @@ import Glibc
 /// are 16 bytes in a buffer laid out so that the four children of a node
 /// fill exactly one cache line: a level of a pop from a large heap is one
 /// cache miss, not two.
-package final class TimerHeap {
+package struct TimerHeap: ~Copyable {
     private static let arity = 4
     /// Slot numbers take the low bits of an entry's tag: a mode has at most
     /// one slot per handle (HandleTable: 2^26).
     package static let slotBits = 26
     /// Sequence numbers take the rest (38 bits); the mode renumbers its
-    /// entries before they run out (see Mode.nextTimerSeq).
+    /// entries before they run out (see ModeTimers.nextSeq).
     package static let maxSeq: UInt64 = (1 << (64 - slotBits)) - 1
 
     package struct Entry {
         package let deadline: UInt64
         /// `seq << slotBits | slot`.  The sequence number (from the mode's
         /// counter) orders equal deadlines (FIFO) and identifies the entry
-        /// (see Mode.isLive); in the high bits, so one comparison orders by it.
+        /// (see ModeTimers.isLive); in the high bits, so one comparison orders by it.
         private let tag: UInt64
 
         package init(deadline: UInt64, seq: UInt64, slot: Int) {
@@ -81,14 +81,14 @@ package final class TimerHeap {
     package var isEmpty: Bool { count == 0 }
     package var top: Entry? { count > 0 ? e[0] : nil }
 
-    package func push(_ entry: Entry) {
+    package mutating func push(_ entry: Entry) {
         if count == capacity { grow() }
         e[count] = entry
         count += 1
         siftUp(count - 1, entry)
     }
 
-    private func grow() {
+    private mutating func grow() {
         let shift = raw.map { UnsafeMutableRawPointer(base) - $0 }
         capacity = capacity == 0 ? Self.initialCapacity : capacity * 2
         let grown = Self.resize(raw, capacity)
@@ -107,7 +107,7 @@ package final class TimerHeap {
     /// goes in at the hole and sifts up, which for the heap's largest
     /// entries usually ends at once.
     @discardableResult
-    package func pop() -> Entry? {
+    package mutating func pop() -> Entry? {
         guard count > 0 else { return nil }
         let e = self.e
         let top = e[0]
@@ -170,16 +170,16 @@ package final class TimerHeap {
     }
 
     /// Drops every entry (the buffer is kept).
-    package func removeAll() { count = 0 }
+    package mutating func removeAll() { count = 0 }
 
     /// Drops every entry for which `isLive` is false and re-heapifies.
-    package func compact(keeping isLive: (Entry) -> Bool) {
+    package mutating func compact(keeping isLive: (Entry) -> Bool) {
         rebuild { entry in isLive(entry) ? entry : nil }
     }
 
     /// Replaces each entry by `transform(entry)` (nil: dropped) and
     /// re-heapifies.
-    package func rebuild(_ transform: (Entry) -> Entry?) {
+    package mutating func rebuild(_ transform: (Entry) -> Entry?) {
         var kept = 0
         for i in 0 ..< count {
             if let entry = transform(e[i]) {
@@ -194,7 +194,7 @@ package final class TimerHeap {
     }
 
     /// Places `moving` at `start` or above (one write per level).
-    private func siftUp(_ start: Int, _ moving: Entry) {
+    private mutating func siftUp(_ start: Int, _ moving: Entry) {
         let e = self.e
         var hole = start
         while hole > 0 {
@@ -206,7 +206,7 @@ package final class TimerHeap {
         e[hole] = moving
     }
 
-    private func siftDown(_ start: Int) {
+    private mutating func siftDown(_ start: Int) {
         let e = self.e
         let n = count
         let moving = e[start]

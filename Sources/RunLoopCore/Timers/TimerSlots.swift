@@ -1,14 +1,15 @@
 import CRunLoopShims
 import Glibc
 
-/// A mode's timer slots (see Mode): each holds a timer, with the mode's
+/// A mode's timer slots (see ModeTimers): each holds a timer, with the mode's
 /// reference to it, and the sequence number of its live heap entry (0:
 /// none).  Plain memory managed by hand, so the loop's hot paths pay no
 /// copy-on-write check and no buffer retain.  Free slots form a list
 /// through their sequence words, marked by the top bit, which no heap
 /// entry's number has (TimerHeap.maxSeq), so a stale entry never matches
-/// a free slot.  Guarded by the owning loop's lock.
-package final class TimerSlots {
+/// a free slot.  Part of a mode's ModeTimers: guarded by the owning loop's
+/// lock.
+package struct TimerSlots: ~Copyable {
     private struct Slot {
         var timer: Unmanaged<LoopTimer>?
         var seq: UInt64
@@ -35,7 +36,7 @@ package final class TimerSlots {
 
     /// Puts `timer` (with a reference the caller hands over) in a free
     /// slot; returns it.
-    package func insert(_ timer: Unmanaged<LoopTimer>) -> Int {
+    package mutating func insert(_ timer: Unmanaged<LoopTimer>) -> Int {
         let slot: Int
         if freeHead >= 0 {
             slot = freeHead
@@ -53,7 +54,7 @@ package final class TimerSlots {
     }
 
     /// Empties `slot` and returns the reference it held.
-    package func remove(_ slot: Int) -> Unmanaged<LoopTimer> {
+    package mutating func remove(_ slot: Int) -> Unmanaged<LoopTimer> {
         assert(slot < used && base[slot].timer != nil)
         let timer = base[slot].timer!
         base[slot] = Slot(timer: nil, seq: Self.freeMark | UInt64(freeHead + 1))
@@ -74,7 +75,7 @@ package final class TimerSlots {
     }
 
     @inline(__always)
-    package func setSeq(_ seq: UInt64, at slot: Int) {
+    package mutating func setSeq(_ seq: UInt64, at slot: Int) {
         assert(slot < used && base[slot].timer != nil)
         base[slot].seq = seq
     }
@@ -87,13 +88,20 @@ package final class TimerSlots {
     @inline(__always)
     package func address(of slot: Int) -> UnsafeRawPointer { UnsafeRawPointer(base + slot) }
 
+    /// Reads a slot's sequence number without going through this value:
+    /// for a heap rebuild, which holds the heap while it asks.
+    package var seqReader: (Int) -> UInt64 {
+        let base = self.base
+        return { base[$0].seq }
+    }
+
     /// Every timer held, in slot order.
     package var timers: [LoopTimer] {
         (0 ..< used).compactMap { base[$0].timer?.takeUnretainedValue() }
     }
 
     /// Forgets every slot (the references were dropped by their removals).
-    package func removeAll() {
+    package mutating func removeAll() {
         used = 0
         freeHead = -1
     }

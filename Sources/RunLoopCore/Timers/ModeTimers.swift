@@ -1,0 +1,163 @@
+import CRunLoopShims
+
+/// A mode's timers: the slots that hold them and the heap that orders
+/// their deadlines.  A timer's placement records its slot, and the slot
+/// the sequence number of its live heap entry (0: none, while it fires).
+/// Heap entries name slots, so an entry is checked without touching the
+/// timer (see isLive), and the check and the timer share one cache line.
+/// A slot holds the mode's reference to its timer, taken and dropped by
+/// hand (see insert/remove).
+///
+/// One value, reached through one stored property of its Mode: each
+/// operation below is a single access to the mode, whatever it touches
+/// inside (the runtime's exclusivity check is paid once per operation,
+/// not once per field).  Guarded by the owning loop's lock.
+package struct ModeTimers: ~Copyable {
+    private var slots = TimerSlots()
+    private var heap = TimerHeap()
+    /// How many timers the slots hold.
+    package private(set) var count = 0
+    /// The last sequence number given to an entry, and the largest one an
+    /// entry can hold (lowered by tests).
+    private var lastSeq: UInt64 = 0
+    package var seqLimit = TimerHeap.maxSeq
+
+    package init() {}
+
+    /// The most timers a mode holds: slot numbers fit in a heap entry's
+    /// 26 bits (TimerHeap), as many as there are handles.
+    package static let limit = 1 << TimerHeap.slotBits
+
+    /// Takes a reference to `timer` and schedules it at `deadline` (none:
+    /// it is firing, and is scheduled after its callout); returns its
+    /// slot, or nil if the mode holds `limit` timers already.
+    package mutating func insert(_ timer: LoopTimer, scheduleAt deadline: UInt64?) -> Int? {
+        guard count < Self.limit else { return nil }
+        count += 1
+        let slot = slots.insert(.passRetained(timer))
+        if let deadline { schedule(slot: slot, deadline: deadline) }
+        return slot
+    }
+
+    /// Empties a slot (its heap entry goes stale) and hands the mode's
+    /// reference to the caller, who drops it once the loop's lock is
+    /// released (a timer's last release must not run under it).
+    package mutating func remove(slot: Int) -> Unmanaged<LoopTimer> {
+        let timer = slots.remove(slot)
+        count -= 1
+        compactIfSparse()
+        return timer
+    }
+
+    /// The timer in `slot`, with no reference of its own: valid while the
+    /// loop's lock is held and the timer stays in the slot.
+    package func timer(at slot: Int) -> Unmanaged<LoopTimer> { slots.timer(at: slot) }
+
+    package var all: [LoopTimer] { slots.timers }
+
+    /// How many timers a pass at `now` may pop at most: the heap's
+    /// entries if the earliest is due (a burst sizes its list once), else 0.
+    package func dueBound(now: UInt64) -> Int {
+        guard let top = heap.top, top.deadline <= now else { return 0 }
+        return heap.count
+    }
+
+    /// Schedules the timer in `slot` at `deadline`, behind the entries
+    /// already there with the same deadline (FIFO); its previous entry is
+    /// retired.
+    package mutating func schedule(slot: Int, deadline: UInt64) {
+        let seq = nextSeq()
+        slots.setSeq(seq, at: slot)
+        heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
+        compactIfSparse()
+    }
+
+    private mutating func nextSeq() -> UInt64 {
+        if lastSeq >= seqLimit { renumber() }
+        lastSeq += 1
+        return lastSeq
+    }
+
+    /// Gives the live entries the numbers 1...n in their order (stale ones
+    /// go), so the counter starts again below the limit.  Once per 2^38
+    /// schedules of one mode: never in practice, but a long-lived busy
+    /// loop must not wrap and revive a stale entry.
+    private mutating func renumber() {
+        var live: [TimerHeap.Entry] = []
+        heap.forEach { if isLive($0) { live.append($0) } }
+        live.sort { $0.precedes($1) }
+        heap.removeAll()
+        for (i, old) in live.enumerated() {
+            let seq = UInt64(i + 1)
+            slots.setSeq(seq, at: old.slot)
+            heap.push(TimerHeap.Entry(deadline: old.deadline, seq: seq, slot: old.slot))  // in order: no sifting
+        }
+        lastSeq = UInt64(live.count)
+    }
+
+    /// Retires the timer's entry: it fires nowhere until scheduled again.
+    package mutating func unschedule(slot: Int) { slots.setSeq(0, at: slot) }
+
+    /// True if the entry is still its timer's current schedule in this mode.
+    @inline(__always)
+    private func isLive(_ entry: TimerHeap.Entry) -> Bool { slots.seq(at: entry.slot) == entry.seq }
+
+    /// The earliest live entry, dropping stale ones from the top.
+    package mutating func earliest() -> TimerHeap.Entry? {
+        while let top = heap.top {
+            if isLive(top) { return top }
+            heap.pop()
+        }
+        return nil
+    }
+
+    /// Removes the earliest live entry due by `now` and retires it (see
+    /// unschedule); returns it with its timer and where its slot is now
+    /// (for a prefetch later: the address may go stale, which a prefetch
+    /// does not mind).
+    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>, slotAddress: UnsafeRawPointer)? {
+        while let top = heap.top, top.deadline <= now {
+            // The entry's slot is loaded while the heap re-sorts.
+            slots.prefetch(top.slot)
+            heap.pop()
+            guard isLive(top) else { continue }  // stale: dropped
+            slots.setSeq(0, at: top.slot)
+            return (top, slots.timer(at: top.slot), slots.address(of: top.slot))
+        }
+        return nil
+    }
+
+    /// When the loop must wake for these timers.  Each timer may fire
+    /// anywhere in [deadline, deadline + tolerance]: waking at the earliest
+    /// window end serves every timer due by then, and makes none late.
+    /// With no tolerance on the earliest timer, that is its deadline.
+    package mutating func wakeDeadline() -> UInt64 {
+        guard let top = earliest() else { return Clock.never }
+        let latest = windowEnd(top)
+        if latest == top.deadline { return latest }
+        return heap.earliestLatest(bound: latest) { windowEnd($0) }
+    }
+
+    /// The end of an entry's firing window (deadline + tolerance); stale
+    /// entries count as their deadline (at worst an early wake-up).
+    private func windowEnd(_ entry: TimerHeap.Entry) -> UInt64 {
+        guard isLive(entry) else { return entry.deadline }
+        let (sum, overflow) = entry.deadline.addingReportingOverflow(
+            slots.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.windowNs })
+        return overflow ? Clock.never : sum
+    }
+
+    /// Rebuilds the heap when stale entries dominate it.
+    private mutating func compactIfSparse() {
+        guard heap.count > 2 * count + 32 else { return }
+        let seqs = slots.seqReader
+        heap.compact { seqs($0.slot) == $0.seq }
+    }
+
+    /// Forgets every timer (teardown, after each was removed).
+    package mutating func reset() {
+        slots.removeAll()
+        count = 0
+        heap.removeAll()
+    }
+}
