@@ -133,14 +133,9 @@ extension Loop {
     /// produce work.  Lock held.
     private func isEmptyLocked(_ mode: Mode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
-        collectQueuedLocked()
-        return !blocks.contains { blockMatchesLocked($0, mode.name) }
+        return !work.hasBlocks(for: mode.name, common: commonModes, from: inbox)
     }
 
-    @inline(__always)
-    package func blockMatchesLocked(_ block: QueuedBlock, _ name: ModeName) -> Bool {
-        block.matches(name, common: commonModes)
-    }
 
     // MARK: the steps
 

@@ -25,7 +25,7 @@ extension Loop {
     /// next signal of a source in this loop alone takes it.
     package func enqueuePending(_ source: Source) {
         lock.withLock {
-            pending.append(source)
+            work.addPending(source)
             openInboxLocked()
         }
     }
@@ -64,7 +64,7 @@ extension Loop {
             if let inbox, inbox.queue(block, handle: handle) {
                 return true
             }
-            overflowBlocks.append(block)  // no inbox (or no longer the loop's: never run)
+            work.addOverflow(block)  // no inbox (or no longer the loop's: never run)
             return true
         }
         if !queued { block.dispose() }
@@ -75,37 +75,7 @@ extension Loop {
     /// loop's thread.
     @inline(__always)
     package var mayHaveBlocks: Bool {
-        if blocksHint.load(ordering: .acquiring) || overflowHint.load(ordering: .acquiring) { return true }
+        if hints.blocks.isSet || hints.overflow.isSet { return true }
         return inbox?.mayHaveBlocks() ?? false
-    }
-
-    /// Moves the blocks queued since the last call to `blocks`, in order.
-    /// Lock held; the loop's thread (the inbox's one consumer, see
-    /// BlockInbox).
-    /// Signal entries among them (Source.signal) go to `pending`.
-    package func collectQueuedLocked() {
-        if let inbox, inbox.mayHaveBlocks() {
-            let start = blocks.count
-            if inbox.collect(into: &blocks, spare: &spareOverflow) { takeSignalEntriesLocked(from: start) }
-        }
-        if !overflowBlocks.isEmpty {
-            blocks += overflowBlocks
-            overflowBlocks.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Moves the signal entries among `blocks[start...]` to `pending`,
-    /// keeping the blocks in order.  Lock held.
-    private func takeSignalEntriesLocked(from start: Int) {
-        var kept = start
-        for index in start..<blocks.count {
-            if let source = blocks[index].takeSignalledSource() {
-                pending.append(source)
-            } else {
-                if kept != index { blocks[kept] = blocks[index] }
-                kept += 1
-            }
-        }
-        if kept < blocks.count { blocks.removeSubrange(kept...) }
     }
 }

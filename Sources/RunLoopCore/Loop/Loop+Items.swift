@@ -276,7 +276,7 @@ extension Loop {
             // compare-and-swap of the mark this load misses loads soleLoop
             // after it, sees this loop, and queues on it.
             if (source.hot.loadAfterFence() ?? 0) & Source.signalledBit != 0 {
-                pending.append(source)
+                work.addPending(source)
                 // Signalled and woken elsewhere: a sleeping loop of another
                 // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).
                 if source.takeWokenMark() && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }

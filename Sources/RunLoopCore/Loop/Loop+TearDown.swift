@@ -28,12 +28,10 @@ extension Loop {
     /// Poller.shutdown for the wake-ups that race the close).
     package func tearDown() {
         var deferred = Deferred()
-        let dropped: [QueuedBlock] = lock.withLock {
+        let (dropped, spare) = lock.withLock {
             isDead = true
             // No block is queued from here; those queued are dropped.
-            inbox?.close(into: &blocks)
-            blocks += overflowBlocks
-            overflowBlocks = []
+            let queued = work.drain(closing: inbox)
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
             for name in modeOrder {
                 guard let mode = modes[name] else { continue }
@@ -43,13 +41,12 @@ extension Loop {
                 for item in items { eraseLocked(item, from: mode, &deferred) }
                 mode.resetTimers()
             }
-            pending = []
-            defer { blocks = [] }
-            return blocks
+            return queued
         }
         // Queued work is released here, with no lock held.
         deferred.run()
         for block in dropped { block.dispose() }
+        spare?.deallocate()
         let handlers = lock.withLock { () -> [() -> Void] in
             defer { tearDownHandlers = [:] }
             return tearDownHandlers.sorted { $0.key < $1.key }.map(\.value)

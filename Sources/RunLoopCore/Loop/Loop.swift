@@ -42,22 +42,8 @@ package final class Loop: Handled, @unchecked Sendable {
     /// checks, under the lock, that the equal source it resolved outside
     /// the lock is still the one (see `canonical`, Loop+Items.swift).
     var equalityEpoch: UInt64 = 0
-    /// Sources signalled since the last pass (may hold stale duplicates).
-    package var pending: [Source] = [] {
-        didSet { Self.setHint(pendingHint, !pending.isEmpty) }
-    }
-    /// Queued blocks taken from `inbox` and `overflowBlocks`, in the order
-    /// queued, waiting for a pass of one of their modes.
-    package var blocks: [QueuedBlock] = [] {
-        didSet { Self.setHint(blocksHint, !blocks.isEmpty) }
-    }
-    /// Blocks queued when the loop has no inbox (the handle table was full).
-    package var overflowBlocks: [QueuedBlock] = [] {
-        didSet { Self.setHint(overflowHint, !overflowBlocks.isEmpty) }
-    }
-    /// An empty overflow array swapped with the inbox's full one
-    /// (BlockInbox.collect).
-    package var spareOverflow: BlockInbox.OverflowArray?
+    /// Signalled version-0 sources and queued blocks (QueuedWork.swift).
+    package var work: QueuedWork
     /// Set when the loop is finalized: no ring is opened after that, since
     /// the slot is about to go to another object.
     var finalized = false
@@ -111,21 +97,10 @@ package final class Loop: Handled, @unchecked Sendable {
     }
     /// The ring's address, stored (under the lock) once when it is opened.
     let inboxBase = Atomic<UInt>(0)
-    /// Whether `pending` / `blocks` / `overflowBlocks` are non-empty,
-    /// readable without the lock: a pass skips them cheaply.  A producer
-    /// sets them under the lock before its wake-up, so the pass after that
-    /// wake-up sees them.
-    package let pendingHint = Atomic<Bool>(false)
-    package let blocksHint = Atomic<Bool>(false)
-    package let overflowHint = Atomic<Bool>(false)
+    /// Whether `work`'s lists are non-empty, readable without the lock.
+    package let hints: WorkHints
     /// Set once by `stopEveryRun`, read by every pass without the lock.
     package let stopsEveryRun = Atomic<Bool>(false)
-    /// Stores a hint only when it changes: a producer adding to a
-    /// non-empty list does not write the line the loop's thread polls.
-    private static func setHint(_ hint: borrowing Atomic<Bool>, _ value: Bool) {
-        if hint.load(ordering: .relaxed) != value { hint.store(value, ordering: .releasing) }
-    }
-
     // MARK: life
 
     package init?(ownerTID: Int32, isMain: Bool) {
@@ -133,6 +108,9 @@ package final class Loop: Handled, @unchecked Sendable {
         self.ownerTID = ownerTID
         self.isMain = isMain
         self.poller = poller
+        let hints = WorkHints()
+        self.hints = hints
+        work = QueuedWork(hints: hints)
         super.init(kind: .runLoop, hot: Poller.ignoring)
         _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
@@ -156,16 +134,9 @@ package final class Loop: Handled, @unchecked Sendable {
 
     package override func finalize() {
         // Blocks still queued (a loop torn down has none) are dropped.
-        var left: [QueuedBlock] = []
-        let spare: BlockInbox.OverflowArray? = lock.withLock {
+        let (left, spare) = lock.withLock {
             finalized = true
-            inbox?.close(into: &left)
-            left += blocks
-            left += overflowBlocks
-            blocks = []
-            overflowBlocks = []
-            defer { spareOverflow = nil }
-            return spareOverflow
+            return work.drain(closing: inbox)
         }
         for block in left { block.dispose() }
         spare?.deallocate()

@@ -10,18 +10,7 @@ extension Loop {
         guard mayHaveBlocks else { return }
         var ready = spareBlocks
         spareBlocks = []
-        lock.withLock {
-            collectQueuedLocked()
-            if blocks.allSatisfy({ blockMatchesLocked($0, mode.name) }) {
-                swap(&ready, &blocks)  // the usual case: everything queued is for this mode
-            } else {
-                var later: [QueuedBlock] = []
-                for block in blocks {
-                    if blockMatchesLocked(block, mode.name) { ready.append(block) } else { later.append(block) }
-                }
-                blocks = later
-            }
-        }
+        lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }
         if !ready.isEmpty {
             callOutToBlocks(ready)
             ready.removeAll(keepingCapacity: true)
@@ -43,10 +32,10 @@ extension Loop {
     /// Performs the signalled sources of `mode` (see
     /// `performSignalledSources`); returns whether any was performed.
     private func performSignalled(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
-        guard pendingHint.load(ordering: .acquiring) else { return false }
+        guard hints.pending.isSet else { return false }
         var ready = spareSources
         spareSources = []
-        lock.withLock { takeSignalledLocked(mode, into: &ready) }
+        lock.withLock { work.takePending(into: &ready) { pendingEntryLocked($0, mode) } }
         var handled = false
         if !ready.isEmpty {
             if ready.count > 1 {
@@ -56,7 +45,7 @@ extension Loop {
             for (index, source) in ready.enumerated() {
                 if handled && returnAfterSourceHandled {
                     let rest = ready[index...]
-                    lock.withLock { pending.append(contentsOf: rest) }
+                    lock.withLock { work.addPending(rest) }
                     break
                 }
                 guard source.isValid, source.claimPerform() else { continue }
@@ -98,35 +87,6 @@ extension Loop {
 
     /// How long sources may keep a run busy before it gives way (50 µs).
     package static let giveWayAfterNs: UInt64 = 50_000
-
-    /// Moves the pending sources of this mode into `ready` (empty), once
-    /// each; those of other modes stay pending, stale entries go.  Lock held.
-    private func takeSignalledLocked(_ mode: Mode, into ready: inout [Source]) {
-        guard !pending.isEmpty else { return }
-        // The usual case, one pending source of this mode: no set, no sort.
-        if pending.count == 1 {
-            let source = pending[0]
-            guard let inMode = pendingEntryLocked(source, mode) else {
-                pending.removeAll(keepingCapacity: true)
-                return
-            }
-            guard inMode else { return }  // stays pending for its mode
-            pending.removeAll(keepingCapacity: true)
-            ready.append(source)
-            return
-        }
-        var later: [Source] = []
-        var seen = Set<ObjectIdentifier>()
-        for source in pending {
-            guard let inMode = pendingEntryLocked(source, mode) else { continue }
-            if !inMode {
-                later.append(source)
-            } else if seen.insert(ObjectIdentifier(source)).inserted {
-                ready.append(source)
-            }
-        }
-        pending = later
-    }
 
     /// A `pending` entry: nil if it no longer counts (not signalled,
     /// invalid, or in none of this loop's modes: a stale duplicate),

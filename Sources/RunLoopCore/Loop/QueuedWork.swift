@@ -1,0 +1,176 @@
+import Synchronization
+
+/// What a loop has queued for its passes, besides timers and descriptors:
+/// signalled version-0 sources and performed blocks.
+///
+/// One value, held by the loop in one stored property and guarded by its
+/// lock.  Each operation below is one access to the loop's property, so
+/// the runtime's exclusivity check is paid once per operation rather than
+/// once per field (a pass makes several: collect, take the blocks of its
+/// mode, take the signalled sources).
+package struct QueuedWork {
+    /// Sources signalled since the last pass (may hold stale duplicates).
+    package private(set) var pending: [Source] = []
+    /// Queued blocks taken from the inbox and `overflow`, in the order
+    /// queued, waiting for a pass of one of their modes.
+    package private(set) var blocks: [QueuedBlock] = []
+    /// Blocks queued when the loop has no inbox (the handle table was full).
+    private var overflow: [QueuedBlock] = []
+    /// An empty overflow array swapped with the inbox's full one
+    /// (BlockInbox.collect).
+    private var spareOverflow: BlockInbox.OverflowArray?
+    /// Whether each list is non-empty, readable without the lock: every
+    /// mutating operation ends with `publish()`.
+    private let hints: WorkHints
+
+    package init(hints: WorkHints) { self.hints = hints }
+
+    package var blockCount: Int { blocks.count + overflow.count }
+
+    /// Queues a signalled source (the locked path of Source.signal).
+    package mutating func addPending(_ source: Source) {
+        pending.append(source)
+        publish()
+    }
+
+    /// Puts back sources a pass took but did not perform (a run that
+    /// returns after one source).
+    package mutating func addPending(_ sources: ArraySlice<Source>) {
+        pending.append(contentsOf: sources)
+        publish()
+    }
+
+    /// Queues a block that has no inbox to go to.
+    package mutating func addOverflow(_ block: QueuedBlock) {
+        overflow.append(block)
+        publish()
+    }
+
+    /// Moves the blocks queued since the last call to `blocks`, in order;
+    /// the signal entries among them (Source.signal) go to `pending`.  The
+    /// loop's thread only (the inbox's one consumer, see BlockInbox).
+    package mutating func collect(from inbox: BlockInbox?) {
+        defer { publish() }
+        if let inbox, inbox.mayHaveBlocks() {
+            let start = blocks.count
+            if inbox.collect(into: &blocks, spare: &spareOverflow) { takeSignalEntries(from: start) }
+        }
+        if !overflow.isEmpty {
+            blocks += overflow
+            overflow.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Moves the signal entries among `blocks[start...]` to `pending`,
+    /// keeping the blocks in order.
+    private mutating func takeSignalEntries(from start: Int) {
+        var kept = start
+        for index in start..<blocks.count {
+            if let source = blocks[index].takeSignalledSource() {
+                pending.append(source)
+            } else {
+                if kept != index { blocks[kept] = blocks[index] }
+                kept += 1
+            }
+        }
+        if kept < blocks.count { blocks.removeSubrange(kept...) }
+    }
+
+    /// Collects, then moves the blocks meant for mode `name` into `ready`
+    /// (empty), in the order queued; the others stay.
+    package mutating func takeBlocks(for name: ModeName, common: [ModeName], from inbox: BlockInbox?,
+                                     into ready: inout [QueuedBlock]) {
+        collect(from: inbox)
+        defer { publish() }
+        if blocks.allSatisfy({ $0.matches(name, common: common) }) {
+            swap(&ready, &blocks)  // the usual case: everything queued is for this mode
+        } else {
+            var later: [QueuedBlock] = []
+            for block in blocks {
+                if block.matches(name, common: common) { ready.append(block) } else { later.append(block) }
+            }
+            blocks = later
+        }
+    }
+
+    /// Collects, then tells whether a block is queued for mode `name`.
+    package mutating func hasBlocks(for name: ModeName, common: [ModeName], from inbox: BlockInbox?) -> Bool {
+        collect(from: inbox)
+        return blocks.contains { $0.matches(name, common: common) }
+    }
+
+    /// Moves the pending sources into `ready` (empty) for `take` to sort:
+    /// `take` answers, for each, nil to drop it (a stale entry), true to
+    /// take it, false to leave it pending (another mode's).  Taken once
+    /// each.
+    package mutating func takePending(into ready: inout [Source], _ take: (Source) -> Bool?) {
+        guard !pending.isEmpty else { return }
+        defer { publish() }
+        // The usual case, one pending source: no set, no copy.
+        if pending.count == 1 {
+            let source = pending[0]
+            guard let taken = take(source) else { return pending.removeAll(keepingCapacity: true) }
+            guard taken else { return }  // stays pending for its mode
+            pending.removeAll(keepingCapacity: true)
+            ready.append(source)
+            return
+        }
+        var later: [Source] = []
+        var seen = Set<ObjectIdentifier>()
+        for source in pending {
+            guard let taken = take(source) else { continue }
+            if !taken {
+                later.append(source)
+            } else if seen.insert(ObjectIdentifier(source)).inserted {
+                ready.append(source)
+            }
+        }
+        pending = later
+    }
+
+    /// Empties everything (teardown, finalize): the pending sources are
+    /// forgotten, the blocks (with the inbox's, closed first) are returned
+    /// for the caller to dispose of with no lock held, and the spare
+    /// overflow array is handed over to be freed.
+    package mutating func drain(closing inbox: BlockInbox?) -> (blocks: [QueuedBlock], spare: BlockInbox.OverflowArray?) {
+        var left: [QueuedBlock] = []
+        inbox?.close(into: &left)
+        left = blocks + left + overflow
+        blocks = []
+        overflow = []
+        pending = []
+        publish()
+        defer { spareOverflow = nil }
+        return (left, spareOverflow)
+    }
+
+    /// Sets the hints to what the lists hold now.
+    private func publish() {
+        hints.pending.set(!pending.isEmpty)
+        hints.blocks.set(!blocks.isEmpty)
+        hints.overflow.set(!overflow.isEmpty)
+    }
+}
+
+/// Whether a loop's queued-work lists are non-empty, readable without its
+/// lock: a pass skips them cheaply.  A producer sets them under the lock
+/// before its wake-up, so the pass after that wake-up sees them.
+package final class WorkHints: Sendable {
+    package let pending = Hint()
+    package let blocks = Hint()
+    package let overflow = Hint()
+
+    package init() {}
+
+    package struct Hint: ~Copyable, Sendable {
+        private let flag = Atomic<Bool>(false)
+
+        package var isSet: Bool { flag.load(ordering: .acquiring) }
+
+        /// Stores only a change: a producer adding to a non-empty list does
+        /// not write the line the loop's thread polls.
+        package func set(_ value: Bool) {
+            if flag.load(ordering: .relaxed) != value { flag.store(value, ordering: .releasing) }
+        }
+    }
+}
