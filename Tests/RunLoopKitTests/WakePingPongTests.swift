@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The Swift side of Tests/c/test_rl_wake_pingpong.c (issue 22, item 1):
+/// The Swift side of Tests/c/test_rl_wake_pingpong.c :
 /// two loops asleep in `run(in:for:)` bounce one token through each of
 /// the Swift API's hand-overs (signal + wakeUp, signalAndWakeUp, perform +
 /// wakeUp).  With one item in flight, a lost wake-up is a stall: no bounce

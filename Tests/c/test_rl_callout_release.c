@@ -1,6 +1,6 @@
 /*
  * test_rl_callout_release — no callout runs after its info's release
- * (issue 22, item 2).
+ *.
  *
  * A loop runs on its own thread.  Another thread creates items whose info
  * is a slot it owns, hands each to the loop so that a callout is due (a

@@ -1,6 +1,6 @@
 /*
  * test_rl_equal_sources — balanced code with sources CF considers equal
- * gets no error (issue 22, item 9).
+ * gets no error.
  *
  * Two sources made from equal contexts (same perform, same info, no equal
  * callback: compared by info) are the same item to a loop: adding the

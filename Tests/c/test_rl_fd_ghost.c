@@ -1,6 +1,5 @@
 /*
- * test_rl_fd_ghost — descriptors epoll cannot follow (runloop-only; issue
- * 22, item 8; issue 27):
+ * test_rl_fd_ghost — descriptors epoll cannot follow (runloop-only):
  *   (a) a watched descriptor closed while its file stays open elsewhere (a
  *       dup), its number then reused by a new pipe watched by a new source:
  *       the old registration is a "ghost" epoll keeps reporting under that

@@ -1,5 +1,5 @@
 /*
- * test_rl_ports_checkin — the articles' check-in handshake between two
+ * test_rl_ports_checkin — the classic CF check-in handshake between two
  * threads of one process, with message ports (runloop-only; trace written
  * from include/runloop/ports.h):
  *   - the server thread serves local port "checkin" on its loop; a worker

@@ -1,7 +1,7 @@
 /*
  * test_rl_thread_lifetime — RLThreadStop with a task running the worker's
  * loop nested, and the last release of an RLThread while other threads are
- * inside RLThreadPerform (runloop-only; issue 22, item 5):
+ * inside RLThreadPerform (runloop-only):
  *   - a "modal" task runs the worker's loop nested 1, 2 and 5 deep (in a
  *     private mode, and in the default mode), each level looping as CF's
  *     CFRunLoopRun does until a run returns Stopped or Finished:

@@ -1,5 +1,5 @@
 /*
- * test_rl_two_copies — two copies of librunloop in one process (issue 23):
+ * test_rl_two_copies — two copies of librunloop in one process:
  * the one the program is linked with, and a second file loaded with
  * dlopen(RTLD_LOCAL), as Python's ctypes loads a wheel's copy beside a
  * system one.  Each copy is a separate engine (its own Swift runtime when

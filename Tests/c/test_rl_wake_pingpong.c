@@ -1,5 +1,5 @@
 /*
- * test_rl_wake_pingpong — no wake-up is ever lost (issue 22, item 1).
+ * test_rl_wake_pingpong — no wake-up is ever lost.
  *
  * Two loops, each asleep in RLRunLoopRunInMode on its own thread, bounce
  * one token: whoever holds it hands it to the other loop and goes back to

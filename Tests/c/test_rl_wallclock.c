@@ -1,5 +1,5 @@
 /*
- * test_rl_wallclock — wall-clock steps (issue 22, item 3), with no root:
+ * test_rl_wallclock — wall-clock steps, with no root:
  * this program defines clock_gettime, which the library's calls reach
  * first (an executable's definition interposes libc's), and shifts the
  * wall clock (CLOCK_REALTIME and its coarse variant) by g_shift seconds.

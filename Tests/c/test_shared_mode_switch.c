@@ -1,5 +1,5 @@
 /*
- * test_shared_mode_switch — the articles' "timer stops while scrolling"
+ * test_shared_mode_switch — the classic CF "timer stops while scrolling"
  * pattern, shared with the Swift driver (Tests/RunLoopKitTests, same trace
  * Tests/traces/shared_mode_switch.trace):
  *   - a timer in the default mode only fires while the loop runs the

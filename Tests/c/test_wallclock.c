@@ -1,5 +1,5 @@
 /*
- * test_wallclock — timers across wall-clock steps (issue 22, item 3),
+ * test_wallclock — timers across wall-clock steps,
  * checked against CoreFoundation: test_rl_wallclock's question, asked so
  * that the same program builds against CF and its trace is CF's.  The
  * test interposes clock_gettime (and gettimeofday, which CF uses): the

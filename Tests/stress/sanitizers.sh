@@ -87,7 +87,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_rl_inbox-tsan.log" TSan 300 "$out/test_rl_inbox-tsan" || ok=0
   run_checked "$out/test_rl_signal_ring-tsan.log" TSan 300 "$out/test_rl_signal_ring-tsan" || ok=0
   run_checked "$out/test_rl_signal_wake-tsan.log" TSan 300 "$out/test_rl_signal_wake-tsan" || ok=0
-  # Lost wake-ups and late callouts (issue 22): every signalling path, and
+  # Lost wake-ups and late callouts: every signalling path, and
   # items taken away while their callouts are due.
   run_checked "$out/test_rl_wake_pingpong-tsan.log" TSan 300 "$out/test_rl_wake_pingpong-tsan" || ok=0
   run_checked "$out/test_rl_callout_release-tsan.log" TSan 300 "$out/test_rl_callout_release-tsan" || ok=0

@@ -163,7 +163,7 @@ RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLAllocatorRef allocator, RL
  *
  * RLThreadCreate starts a thread that runs its own loop in the default mode
  * for as long as the RLThread lives; a source that is never signalled keeps
- * the mode from being empty (the articles' "add a port" trick), and a
+ * the mode from being empty (CF code's usual "add a port" trick), and a
  * RLRunLoopStop() of that loop from a task only makes it run again.  Hand
  * it work from any thread with RLThreadPerform; stop it with RLThreadStop.
  * ------------------------------------------------------------------------- */

@@ -38,7 +38,7 @@ package final class Completion: @unchecked Sendable {
 /// default mode until stopped, fed with tasks from any thread.
 ///
 /// The loop is kept alive by a version-0 source that is never signalled
-/// (the articles' "add a port" trick) and run again whenever a run ends
+/// (CF code's usual "add a port" trick) and run again whenever a run ends
 /// without a stop request, so a task calling RLRunLoopStop on it does not
 /// end the thread.  Stopping queues a last task behind every task already
 /// queued and stops every run of the loop (`Loop.stopEveryRun`): each run,

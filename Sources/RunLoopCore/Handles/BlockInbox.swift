@@ -46,10 +46,8 @@ package struct BlockInbox: @unchecked Sendable {
     // producer outruns the loop whenever the loop is held up (its pass's
     // epoll_wait, the host taking its CPU away), and while the ring is
     // full every block goes through the overflow lock until the loop has
-    // caught up.  With 64 cells a one-producer flood spent ~20% of its
-    // time appending to the overflow array and ran 11-37 M/s from run to
-    // run; with 256, ~9% and 14-38 M/s, median 30.3 vs 27.5 (PROFILE
-    // item 17).  16 was slower still.
+    // caught up.  Smaller rings sent a one-producer flood through the
+    // overflow far more often (docs/bench/PROFILE.md has the runs).
     private static let capacityBits: UInt64 = 8
     static let capacity = 1 << Int(capacityBits)
     private static let positionBits = 39

@@ -11,7 +11,7 @@ import Synchronization
 /// in flight, otherwise the loop leaving the last one, right after its
 /// callout returns.  After a release was asked for, no callout enters.
 /// So a callout never runs after, or during, the release of its info, and
-/// the release runs exactly once, with no lock held (issue 22, item 2).
+/// the release runs exactly once, with no lock held.
 ///
 /// A callout that releases its own item (invalidates itself, or drops its
 /// last reference) therefore sees its info released when it returns, as CF

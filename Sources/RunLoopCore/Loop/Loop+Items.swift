@@ -113,7 +113,7 @@ extension Loop {
     /// changed meanwhile).  Before, a source resolved to an equal one that
     /// another thread then removed and released was added back dead (its
     /// reference silently not taken) and released again by a later remove:
-    /// spurious kRLErrorOverRelease reports from balanced code (issue 22).
+    /// spurious kRLErrorOverRelease reports from balanced code.
     private func withCanonical<T>(_ item: ModeItem, _ body: (ModeItem) -> T) -> T {
         while true {
             let (resolved, epoch) = canonical(item)

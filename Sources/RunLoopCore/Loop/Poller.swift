@@ -37,7 +37,7 @@ import Synchronization
 /// is visible (x86 does).  Without fences both sides can miss each other:
 /// the producer reads "ignoring" (the loop just woke) and drops the
 /// wake-up, the loop reads its queue as empty and sleeps, and the item
-/// waits for an unrelated wake-up (issue 22; test_rl_wake_pingpong).  So
+/// waits for an unrelated wake-up (Tests/c/test_rl_wake_pingpong.c).  So
 /// each side has a sequentially consistent fence between its store and its
 /// load.  The producer's is where the library publishes: at the end of
 /// BlockInbox.queue (blocks and signal entries), in Source.signal after

@@ -41,7 +41,7 @@ package enum Clock {
     /// deadlines (and fire in the order they were scheduled) and later
     /// dates never give earlier ones; the current one once the wall clock
     /// has been stepped (set by hand, by NTP or an RTC correction at boot),
-    /// so a date set after a step means the new wall clock (issue 22).
+    /// so a date set after a step means the new wall clock.
     private static func wallOffset() -> Int64 {
         let current = rl_clock_offset_ns()
         let kept = offsetNs.load(ordering: .relaxed)
