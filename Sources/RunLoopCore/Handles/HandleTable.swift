@@ -30,7 +30,7 @@ package class Handled: @unchecked Sendable {
     /// HotWord): in the slot, set by `HandleTable.register` before the
     /// handle is published.  Only the pointer is stored; the key follows
     /// from `handle` and `kind` (8 bytes less in every object).
-    fileprivate var hotPointer: UnsafeMutablePointer<UInt64> = HotWord.detached.pointer
+    fileprivate var hotPointer: UnsafeMutablePointer<Atomic<UInt64>> = HotWord.detached.pointer
     /// The state C entry points read without a pin (see HotWord).
     package var hot: HotWord {
         HotWord(word: hotPointer, key: ownsHot ? 0 : HotWord.key(handle: handle, kind: kind))
@@ -131,8 +131,9 @@ package final class HandleTable: @unchecked Sendable {
     package static let pageSize = 1 << pageBits
     package static let maxPages = 1 << 14
 
-    /// Page pointers; written under `pageLock`, read lock-free.
-    private let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// Page pointers; written under `pageLock`, read lock-free.  8 bytes
+    /// each, the `const uint64_t *` entries fastpath.h reads.
+    private let pages: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
     private let pageLock = Lock()
     /// The free slots: lock-free stacks linked through the free slots'
     /// object words (each holds the next index + 1, 0 for none).  A head is
@@ -150,8 +151,10 @@ package final class HandleTable: @unchecked Sendable {
         Fork.install()
         assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1)))
         handleTagBits.store(Self.chooseTag() << 56, ordering: .relaxed)
+        precondition(MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.size == 8
+                     && MemoryLayout<Atomic<UInt64>>.size == 8 && MemoryLayout<Atomic<UInt64>>.alignment == 8)
         pages = .allocate(capacity: Self.maxPages)
-        pages.initialize(repeating: nil, count: Self.maxPages)
+        for p in 0..<Self.maxPages { (pages + p).initialize(to: Atomic(nil)) }
         handlePages.store(UInt(bitPattern: pages), ordering: .releasing)
     }
 
@@ -178,7 +181,8 @@ package final class HandleTable: @unchecked Sendable {
     private static func page(_ index: UInt32) -> UnsafeMutableRawPointer? {
         let pages = handlePages.load(ordering: .acquiring)
         guard pages != 0 else { return nil }
-        return rl_atomic_load_ptr(UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)! + Int(index >> UInt32(pageBits)))
+        return UnsafePointer<Atomic<UnsafeMutableRawPointer?>>(bitPattern: pages)![Int(index >> UInt32(pageBits))]
+            .load(ordering: .acquiring)
     }
 
     /// A handle has this copy's tag and an index below `maxPages * pageSize`
@@ -186,36 +190,51 @@ package final class HandleTable: @unchecked Sendable {
     private static let handleMask: UInt64 = 0xFF00_0000_FC00_0000
     private static var handleBits: UInt64 { handleTagBits.load(ordering: .relaxed) }
 
-    // A slot's state word and object word are adjacent (a pin reads both,
-    // a release writes both: one cache line).
+    // A page is `pageSize * 5` words, every one bound to `Atomic<UInt64>`
+    // when the page is made (takeSlot): the slots' state and object words,
+    // then their hot words, inboxes and pins.  The object and inbox words
+    // hold addresses (`address(_:)`, `bits(_:)`).  A slot's state word and
+    // object word are adjacent (a pin reads both, a release writes both:
+    // one cache line).
 
-    private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
-        (page + Int(index & UInt32(Self.pageSize - 1)) * 16).assumingMemoryBound(to: UInt64.self)
+    private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Int(index & UInt32(Self.pageSize - 1)) * 16).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
-    private static func objectPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
-        (page + Int(index & UInt32(Self.pageSize - 1)) * 16 + 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    /// The object's address, or while the slot is free the next free
+    /// slot's index + 1 (see `freeHead`).
+    private static func objectPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Int(index & UInt32(Self.pageSize - 1)) * 16 + 8).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
+
+    /// The address an object or inbox word holds (nil for 0).
+    @inline(__always)
+    private static func address(_ word: UInt64) -> UnsafeMutableRawPointer? {
+        UnsafeMutableRawPointer(bitPattern: UInt(truncatingIfNeeded: word))
+    }
+
+    /// The word holding an address.
+    @inline(__always)
+    private static func bits(_ address: UnsafeMutableRawPointer) -> UInt64 { UInt64(UInt(bitPattern: address)) }
 
     /// The hot words have an array of their own: a reader of one does not
     /// share a cache line with the pins of its neighbours.
-    private static func hotPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
-        (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
+    private static func hotPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Self.pageSize * 16 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// The pins of a slot: C calls using its object for their duration
     /// (`pin` / `unpin`), counted apart from its references.  Also
     /// briefly raised by a lookup through a stale handle, which finds the
     /// state word not its own and takes its pin back.
-    private static func pinsPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UInt64> {
-        (page + Self.pageSize * 32 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: UInt64.self)
+    private static func pinsPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Self.pageSize * 32 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// A loop's block inbox (BlockInbox.swift), allocated when a loop
     /// first takes the slot and never freed.
-    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
-        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8)
-            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// The page and index of the slot a handle names; nil for anything
@@ -250,15 +269,16 @@ package final class HandleTable: @unchecked Sendable {
             return false
         }
         let state = Self.statePtr(slot.page, slot.index)
-        var generation = Self.generation(rl_atomic_load(state))
+        var generation = Self.generation(state.pointee.load(ordering: .acquiring))
         if generation == 0 { generation = 1 }
         object.handle = Self.tag << 56 | generation << 32 | UInt64(slot.index)
         let key = HotWord.key(handle: object.handle, kind: object.kind)
-        rl_atomic_store(Self.hotPtr(slot.page, slot.index), key ^ UInt64(object.initialHot))
+        Self.hotPtr(slot.page, slot.index).pointee.store(key ^ UInt64(object.initialHot), ordering: .releasing)
         object.hotPointer = Self.hotPtr(slot.page, slot.index)  // keyed with `key`
         object.registered()
-        rl_atomic_store_ptr(Self.objectPtr(slot.page, slot.index), Unmanaged.passRetained(object).toOpaque())
-        rl_atomic_store(state, generation << 40 | UInt64(object.kind.rawValue) << 32 | 1)
+        Self.objectPtr(slot.page, slot.index).pointee.store(Self.bits(Unmanaged.passRetained(object).toOpaque()),
+                                                            ordering: .releasing)
+        state.pointee.store(generation << 40 | UInt64(object.kind.rawValue) << 32 | 1, ordering: .releasing)
         return true
     }
 
@@ -279,10 +299,11 @@ package final class HandleTable: @unchecked Sendable {
         return pageLock.withLock {
             let p = Int(index) >> Self.pageBits
             if let page = Self.page(index) { return (index, page) }  // another thread made it
-            let bytes = Self.pageSize * 40  // state and object words, hot words, inboxes, pins
-            let fresh = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-            fresh.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-            rl_atomic_store_ptr(pages + p, fresh)
+            let words = Self.pageSize * 5  // state and object words, hot words, inboxes, pins
+            let fresh = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+            let bound = fresh.bindMemory(to: Atomic<UInt64>.self, capacity: words)
+            for i in 0..<words { (bound + i).initialize(to: Atomic(0)) }
+            pages[p].store(fresh, ordering: .releasing)
             return (index, fresh)
         }
     }
@@ -292,7 +313,7 @@ package final class HandleTable: @unchecked Sendable {
         while head & 0xFFFF_FFFF != 0 {
             let index = UInt32(truncatingIfNeeded: head) - 1
             let page = Self.page(index)!
-            let link = UInt64(UInt(bitPattern: rl_atomic_load_ptr(Self.objectPtr(page, index))))
+            let link = Self.objectPtr(page, index).pointee.load(ordering: .acquiring)
             let desired = Self.nextHead(after: head, top: link)
             let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .acquiringAndReleasing)
             if exchanged { return (index, page) }
@@ -311,7 +332,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Pushes a retired slot on its free stack (only a loop may take a slot
     /// with an inbox: see BlockInbox).
     private func freeSlot(_ index: UInt32, _ page: UnsafeMutableRawPointer) {
-        let hasInbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) != nil
+        let hasInbox = Self.inboxPtr(page, index).pointee.load(ordering: .acquiring) != 0
         if hasInbox { push(index, page, on: freeWithInboxHead) } else { push(index, page, on: freeHead) }
     }
 
@@ -319,7 +340,7 @@ package final class HandleTable: @unchecked Sendable {
         let link = Self.objectPtr(page, index)
         var head = stack.load(ordering: .relaxed)
         while true {
-            rl_atomic_store_ptr(link, UnsafeMutableRawPointer(bitPattern: UInt(head & 0xFFFF_FFFF)))
+            link.pointee.store(head & 0xFFFF_FFFF, ordering: .releasing)
             let desired = Self.nextHead(after: head, top: UInt64(index + 1))
             let (exchanged, seen) = stack.compareExchange(expected: head, desired: desired, ordering: .releasing)
             if exchanged { return }
@@ -347,17 +368,21 @@ package final class HandleTable: @unchecked Sendable {
     /// The pin word is raised first, then the state word read: against
     /// `release`, which writes the state word, then reads the pin word.
     /// Both pairs are ordered by sequential consistency (the add and load
-    /// here, and `release`'s compare-and-swap and load, are seq_cst
-    /// operations: shims.h), so a pin that finds the object still
-    /// referenced is seen by the release of its last reference, which then
-    /// leaves the finalize to the last unpin.
+    /// here, and `release`'s compare-and-swap and load, are
+    /// `.sequentiallyConsistent`: all in the single total order of such
+    /// operations, which forbids both sides missing the other's write), so
+    /// a pin that finds the object still referenced is seen by the release
+    /// of its last reference, which then leaves the finalize to the last
+    /// unpin.  (The object word is read `.relaxed`: the state word's load
+    /// above follows `register`'s release store of it, made after the
+    /// object word's.)
     @inline(__always)
     package static func pin(_ raw: UInt, kind: HandleKind?) -> Pin {
         let handle = UInt64(raw)
         guard let (page, index) = slot(of: handle) else { return .failed(raw == 0 ? .null : .stale) }
         let pins = Self.pinsPtr(page, index)
-        _ = rl_atomic_add_sc(pins, 1)
-        let current = rl_atomic_load_seq_cst(Self.statePtr(page, index))
+        pins.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        let current = Self.statePtr(page, index).pointee.load(ordering: .sequentiallyConsistent)
         guard Self.generation(current) == Self.generation(handle: handle), Self.count(current) > 0 else {
             dropPin(page, index)
             return .failed(Self.isDisowned(current) ? .forked : .stale)
@@ -366,7 +391,7 @@ package final class HandleTable: @unchecked Sendable {
             dropPin(page, index)
             return .failed(.wrongType)
         }
-        return .pinned(Self.objectPtr(page, index).pointee!)
+        return .pinned(Self.address(Self.objectPtr(page, index).pointee.load(ordering: .relaxed))!)
     }
 
     /// Drops a pin taken by `pin`: one atomic add, and when it was the last
@@ -386,8 +411,9 @@ package final class HandleTable: @unchecked Sendable {
     /// pin and left its finalize to it.
     @inline(__always)
     private static func dropPin(_ page: UnsafeMutableRawPointer, _ index: UInt32) {
-        guard rl_atomic_add_sc(Self.pinsPtr(page, index), UInt64.max) == 0 else { return }
-        let current = rl_atomic_load_seq_cst(Self.statePtr(page, index))
+        guard Self.pinsPtr(page, index).pointee.wrappingAdd(UInt64.max, ordering: .sequentiallyConsistent).newValue == 0
+        else { return }
+        let current = Self.statePtr(page, index).pointee.load(ordering: .sequentiallyConsistent)
         if Self.isReleased(current) { reclaim(page, index, released: current) }
     }
 
@@ -399,12 +425,14 @@ package final class HandleTable: @unchecked Sendable {
     private static func reclaim(_ page: UnsafeMutableRawPointer, _ index: UInt32, released: UInt64) {
         var nextGeneration = (Self.generation(released) + 1) & 0xFF_FFFF
         if nextGeneration == 0 { nextGeneration = 1 }
-        var expected = released
-        guard rl_atomic_cas(Self.statePtr(page, index), &expected, nextGeneration << 40) != 0 else { return }
+        guard Self.statePtr(page, index).pointee.compareExchange(expected: released, desired: nextGeneration << 40,
+                                                                 ordering: .sequentiallyConsistent).exchanged
+        else { return }
         // The hot word is no longer the object's: from here a peek
         // through the stale handle fails, and the object's own writes do.
-        rl_atomic_store(Self.hotPtr(page, index), 0)
-        let unmanaged = Unmanaged<Handled>.fromOpaque(rl_atomic_load_ptr(Self.objectPtr(page, index))!)
+        Self.hotPtr(page, index).pointee.store(0, ordering: .releasing)
+        let address = Self.address(Self.objectPtr(page, index).pointee.load(ordering: .acquiring))!
+        let unmanaged = Unmanaged<Handled>.fromOpaque(address)
         let object = unmanaged.takeRetainedValue()
         object.finalize()
         // The slot is reused only after finalize: a loop closes its
@@ -437,7 +465,7 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     package static func inbox(_ raw: UInt) -> BlockInbox? {
         guard let (page, index) = slot(of: UInt64(raw)),
-              let base = rl_atomic_load_ptr(inboxPtr(page, index)) else { return nil }
+              let base = address(inboxPtr(page, index).pointee.load(ordering: .acquiring)) else { return nil }
         return BlockInbox(base)
     }
 
@@ -448,9 +476,9 @@ package final class HandleTable: @unchecked Sendable {
     package static func inbox(forLoop handle: UInt64) -> BlockInbox? {
         guard let (page, index) = slot(of: handle) else { return nil }
         let word = inboxPtr(page, index)
-        if let base = rl_atomic_load_ptr(word) { return BlockInbox(base) }
+        if let base = address(word.pointee.load(ordering: .acquiring)) { return BlockInbox(base) }
         let inbox = BlockInbox.allocate()
-        rl_atomic_store_ptr(word, inbox.address)
+        word.pointee.store(bits(inbox.address), ordering: .releasing)
         return inbox
     }
 
@@ -459,12 +487,13 @@ package final class HandleTable: @unchecked Sendable {
     /// into the directory, and the XOR with `raw` (HotWord) rejects
     /// anything that is not the live owner's handle, NULL included.
     @inline(__always)
-    private static func hotPtrUnchecked(_ raw: UInt) -> UnsafeMutablePointer<UInt64>? {
+    private static func hotPtrUnchecked(_ raw: UInt) -> UnsafeMutablePointer<Atomic<UInt64>>? {
         let index = UInt32(truncatingIfNeeded: raw)
         let pages = handlePages.load(ordering: .acquiring)
         guard pages != 0 else { return nil }
-        let directory = UnsafePointer<UnsafeMutableRawPointer?>(bitPattern: pages)!
-        guard let page = rl_atomic_load_ptr(directory + Int(index >> UInt32(pageBits) & UInt32(maxPages - 1))) else { return nil }
+        let directory = UnsafePointer<Atomic<UnsafeMutableRawPointer?>>(bitPattern: pages)!
+        guard let page = directory[Int(index >> UInt32(pageBits) & UInt32(maxPages - 1))].load(ordering: .acquiring)
+        else { return nil }
         return hotPtr(page, index)
     }
 
@@ -478,7 +507,7 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
         guard let word = hotPtrUnchecked(raw) else { return false }
-        return rl_atomic_load_seq_cst(word) ^ UInt64(raw) == UInt64(kind.rawValue) << 24 | UInt64(value)
+        return word.pointee.load(ordering: .sequentiallyConsistent) ^ UInt64(raw) == UInt64(kind.rawValue) << 24 | UInt64(value)
     }
 
     /// Whether the hot word of the live object of `kind` that `raw` names
@@ -487,7 +516,8 @@ package final class HandleTable: @unchecked Sendable {
     package static func hotWordHas(_ raw: UInt, kind: HandleKind, _ bits: UInt32) -> Bool {
         guard let word = hotPtrUnchecked(raw) else { return false }
         let mask = ~(HotWord.valueLimit - 1) | UInt64(bits)
-        return (rl_atomic_load_seq_cst(word) ^ UInt64(raw)) & mask == UInt64(kind.rawValue) << 24 | UInt64(bits)
+        return (word.pointee.load(ordering: .sequentiallyConsistent) ^ UInt64(raw)) & mask
+            == UInt64(kind.rawValue) << 24 | UInt64(bits)
     }
 
     /// The hot word's value of the live object of `kind` that `raw` names;
@@ -525,7 +555,7 @@ package final class HandleTable: @unchecked Sendable {
         guard let (page, index) = slot(of: handle) else { return .failed(raw == 0 ? .null : .stale) }
         let state = Self.statePtr(page, index)
         let generation = Self.generation(handle: handle)
-        var current = rl_atomic_load(state)
+        var current = state.pointee.load(ordering: .acquiring)
         while true {
             guard Self.generation(current) == generation,
                   Self.count(current) > 0 || (revive && Self.isReleased(current)) else {
@@ -533,17 +563,18 @@ package final class HandleTable: @unchecked Sendable {
             }
             if let kind, Self.kindBits(current) != UInt64(kind.rawValue) { return .failed(.wrongType) }
             guard Self.count(current) < 0xFFFF_FFFF else { return .failed(.stale) }
-            let seen = rl_atomic_cas_value(state, current, current + 1)
-            if seen == current { break }
+            let (exchanged, seen) = state.pointee.compareExchange(expected: current, desired: current + 1,
+                                                                  ordering: .sequentiallyConsistent)
+            if exchanged { break }
             current = seen
         }
-        return .pinned(Self.objectPtr(page, index).pointee!)
+        return .pinned(Self.address(Self.objectPtr(page, index).pointee.load(ordering: .relaxed))!)
     }
 
     /// The current count of a live handle, or nil.
     package func retainCount(_ handle: UInt64) -> UInt64? {
         guard let (page, index) = Self.slot(of: handle) else { return nil }
-        let state = rl_atomic_load(Self.statePtr(page, index))
+        let state = Self.statePtr(page, index).pointee.load(ordering: .acquiring)
         guard Self.generation(state) == Self.generation(handle: handle), Self.count(state) > 0 else { return nil }
         return Self.count(state)
     }
@@ -552,7 +583,7 @@ package final class HandleTable: @unchecked Sendable {
     /// (Handled.keepsLastReference).  The caller claims that reference, so
     /// the object is alive.
     private static func keepsLastReference(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> Bool {
-        guard let object = rl_atomic_load_ptr(objectPtr(page, index)) else { return false }
+        guard let object = address(objectPtr(page, index).pointee.load(ordering: .acquiring)) else { return false }
         return Unmanaged<Handled>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.keepsLastReference() }
     }
 
@@ -590,12 +621,14 @@ package final class HandleTable: @unchecked Sendable {
                 continue
             }
             let state = Self.statePtr(page, index)
-            let current = rl_atomic_load(state)
+            let current = state.pointee.load(ordering: .acquiring)
             if Self.count(current) > 0 && Self.generation(current) != 0 {
-                rl_atomic_store(Self.hotPtr(page, index), 0)
-                rl_atomic_store(state, current & 0xFF_FFFF_FFFF)  // kind and count kept
+                Self.hotPtr(page, index).pointee.store(0, ordering: .releasing)
+                state.pointee.store(current & 0xFF_FFFF_FFFF, ordering: .releasing)  // kind and count kept
             }
-            if let inbox = rl_atomic_load_ptr(Self.inboxPtr(page, index)) { BlockInbox(inbox).disownAfterFork() }
+            if let inbox = Self.address(Self.inboxPtr(page, index).pointee.load(ordering: .acquiring)) {
+                BlockInbox(inbox).disownAfterFork()
+            }
             index += 1
         }
     }
@@ -612,7 +645,7 @@ package final class HandleTable: @unchecked Sendable {
             return false
         }
         let state = Self.statePtr(page, index)
-        var current = rl_atomic_load(state)
+        var current = state.pointee.load(ordering: .acquiring)
         while true {
             guard Self.generation(current) == generation, Self.count(current) > 0 else {
                 reportError(function, Self.isDisowned(current) ? .forked : .overRelease)
@@ -623,14 +656,15 @@ package final class HandleTable: @unchecked Sendable {
                             + "RLRunLoopGetMain return loops the caller does not own)")
                 return false
             }
-            var seen = current
-            if rl_atomic_cas(state, &seen, current - 1) != 0 { break }
+            let (exchanged, seen) = state.pointee.compareExchange(expected: current, desired: current - 1,
+                                                                  ordering: .sequentiallyConsistent)
+            if exchanged { break }
             current = seen
         }
         if Self.count(current) == 1 {
             // Released (count 0, kind kept).  Read after the seq_cst
             // compare-and-swap, the other side of `pin`'s handshake.
-            if rl_atomic_load_seq_cst(Self.pinsPtr(page, index)) == 0 {
+            if Self.pinsPtr(page, index).pointee.load(ordering: .sequentiallyConsistent) == 0 {
                 Self.reclaim(page, index, released: current - 1)
             }
         }

@@ -1,4 +1,4 @@
-import CRunLoopShims
+import Synchronization
 
 /// A small piece of an object's state (below 2^24) that a C entry point
 /// can read without pinning the object: the wake-up state of a loop's
@@ -27,15 +27,18 @@ import CRunLoopShims
 /// no key accepts, so it reads as nil and refuses writes.  An object the
 /// full table refused gets a word of its own with key 0, which no handle
 /// gives.
+///
+/// The word is an `Atomic<UInt64>` (a slot's memory is bound to that type,
+/// HandleTable.takeSlot), 8 bytes like the `uint64_t` fastpath.h reads.
 package struct HotWord: @unchecked Sendable {
-    private let word: UnsafeMutablePointer<UInt64>
+    private let word: UnsafeMutablePointer<Atomic<UInt64>>
     /// The owner's key: its handle XOR `kind << 24` (0 for a word of its own).
     private let key: UInt64
 
     /// Values are below this.
     package static let valueLimit: UInt64 = 1 << 24
 
-    init(word: UnsafeMutablePointer<UInt64>, key: UInt64) {
+    init(word: UnsafeMutablePointer<Atomic<UInt64>>, key: UInt64) {
         self.word = word
         self.key = key
     }
@@ -48,56 +51,67 @@ package struct HotWord: @unchecked Sendable {
 
     /// The value, if the word still belongs to this object.
     @inline(__always)
-    package func load() -> UInt32? { Self.decode(rl_atomic_load(word) ^ key) }
+    package func load() -> UInt32? { Self.decode(word.pointee.load(ordering: .acquiring) ^ key) }
 
     /// A sequentially consistent `load()`: a producer's "already pending"
     /// check (Poller.swift, "The wake-up protocol").
     @inline(__always)
-    package func loadSeqCst() -> UInt32? { Self.decode(rl_atomic_load_seq_cst(word) ^ key) }
+    package func loadSeqCst() -> UInt32? { Self.decode(word.pointee.load(ordering: .sequentiallyConsistent) ^ key) }
 
     /// `load()` after a full fence: stores this thread made before it are
     /// visible to whoever writes the word after this load reads it.
-    package func loadAfterFence() -> UInt32? { Self.decode(rl_atomic_load_after_fence(word) ^ key) }
+    package func loadAfterFence() -> UInt32? {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return Self.decode(word.pointee.load(ordering: .acquiring) ^ key)
+    }
 
     @inline(__always)
     private static func decode(_ x: UInt64) -> UInt32? { x < valueLimit ? UInt32(truncatingIfNeeded: x) : nil }
 
     /// Replaces `expected` with `desired`.  On failure returns the current
-    /// value, nil if the word is no longer this object's.
+    /// value, nil if the word is no longer this object's.  Sequentially
+    /// consistent (on x86 the same instruction as acquire-release): a hot
+    /// word's changes take part in store-buffering handshakes with
+    /// sequentially consistent operations on other words (Source.soleLoop).
     @inline(__always)
     package func compareExchange(expected: UInt32, desired: UInt32) -> (exchanged: Bool, original: UInt32?) {
         let old = key ^ UInt64(expected)
-        let seen = rl_atomic_cas_value(word, old, key ^ UInt64(desired))
-        if seen == old { return (true, expected) }
+        let (exchanged, seen) = word.pointee.compareExchange(expected: old, desired: key ^ UInt64(desired),
+                                                             ordering: .sequentiallyConsistent)
+        if exchanged { return (true, expected) }
         return (false, Self.decode(seen ^ key))
     }
 
     /// Sets the value while the word is this object's.
     package func store(_ value: UInt32) {
-        var current = rl_atomic_load(word)
+        var current = word.pointee.load(ordering: .acquiring)
         while current ^ key < Self.valueLimit {
-            let seen = rl_atomic_cas_value(word, current, key ^ UInt64(value))
-            if seen == current { return }
+            let (exchanged, seen) = word.pointee.compareExchange(expected: current, desired: key ^ UInt64(value),
+                                                                 ordering: .sequentiallyConsistent)
+            if exchanged { return }
             current = seen
         }
     }
 
     /// The word of every object not registered yet.
     static let detached: HotWord = {
-        let word = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        word.initialize(to: UInt64.max)  // no key accepts it
+        let word = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: 1)
+        word.initialize(to: Atomic(UInt64.max))  // no key accepts it
         return HotWord(word: word, key: 0)
     }()
 
     /// A word of the object's own (key 0): the caller deallocates it.
     static func own(_ value: UInt32) -> HotWord {
-        let word = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        word.initialize(to: UInt64(value))
+        let word = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: 1)
+        word.initialize(to: Atomic(UInt64(value)))
         return HotWord(word: word, key: 0)
     }
 
-    func deallocate() { word.deallocate() }
+    func deallocate() {
+        word.deinitialize(count: 1)
+        word.deallocate()
+    }
 
     /// Where the word lives.
-    var pointer: UnsafeMutablePointer<UInt64> { word }
+    var pointer: UnsafeMutablePointer<Atomic<UInt64>> { word }
 }
