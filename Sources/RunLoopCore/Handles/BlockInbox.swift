@@ -1,5 +1,6 @@
 import CRunLoopShims
 import Glibc
+import Synchronization
 
 /// The lock-free front of a loop's block queue: where RLRunLoopPerformFunction
 /// (and every other perform) puts a block, with no pin and no lock.
@@ -72,7 +73,9 @@ package struct BlockInbox: @unchecked Sendable {
     private static let cellStride = 32
     static let byteCount = cellsOffset + capacity * cellStride
 
-    private var tail: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset).assumingMemoryBound(to: UInt64.self) }
+    private var tail: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + Self.tailOffset).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
     /// A value `head` had, with the generation of the producer that read
     /// it (on the producers' line): a producer reads the consumer's `head`
     /// only when this says the ring is full, so `head`'s line moves about
@@ -80,12 +83,20 @@ package struct BlockInbox: @unchecked Sendable {
     /// grows: it shows less room); one stored by a producer of an older
     /// owner of the ring, after it was reopened, has that owner's
     /// generation, which no current producer accepts.
-    private var headSeen: UnsafeMutablePointer<UInt64> { (base + Self.tailOffset + 8).assumingMemoryBound(to: UInt64.self) }
-    private var ensured: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset).assumingMemoryBound(to: UInt64.self) }
+    private var headSeen: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + Self.tailOffset + 8).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+    private var ensured: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + Self.ensuredOffset).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
     /// 1 while `overflowBit` is set in `tail`: the consumer reads this
     /// (written twice per overflow) instead of `tail` (written per block).
-    private var overflowFlag: UnsafeMutablePointer<UInt64> { (base + Self.ensuredOffset + 8).assumingMemoryBound(to: UInt64.self) }
-    private var head: UnsafeMutablePointer<UInt64> { (base + Self.headOffset).assumingMemoryBound(to: UInt64.self) }
+    private var overflowFlag: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + Self.ensuredOffset + 8).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+    private var head: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + Self.headOffset).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
 
     @inline(__always)
     private func cell(_ position: UInt64) -> UnsafeMutablePointer<UInt> {
@@ -106,8 +117,8 @@ package struct BlockInbox: @unchecked Sendable {
     }
 
     @inline(__always)
-    private static func lastWord(_ cell: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<UInt64> {
-        UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: UInt64.self)
+    private static func lastWord(_ cell: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// The overflow array's spin lock (shims.h: rl_spin_lock, which says
@@ -127,10 +138,28 @@ package struct BlockInbox: @unchecked Sendable {
     private var overflowCapacity: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 16).assumingMemoryBound(to: Int.self) }
     private var overflowSignals: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 24).assumingMemoryBound(to: Int.self) }
 
-    /// A closed ring (owned by no loop).  Never deallocated.
+    /// A closed ring (owned by no loop).  Never deallocated.  Each word
+    /// is bound to the type it is accessed as: `tail`, `headSeen`,
+    /// `ensured`, `overflowFlag`, `head` and each cell's last word to
+    /// `Atomic<UInt64>`, the lock word to `UInt64` (shims.h's spin lock
+    /// works on it), the overflow array's words and a cell's other three to
+    /// their plain types; the padding stays bytes.
     static func allocate() -> BlockInbox {
+        precondition(MemoryLayout<Atomic<UInt64>>.size == 8 && MemoryLayout<Atomic<UInt64>>.alignment == 8)
         let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        func atomicWord(_ at: UnsafeMutableRawPointer) {
+            at.bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
+        }
+        for offset in [tailOffset, tailOffset + 8, ensuredOffset, ensuredOffset + 8, headOffset] { atomicWord(base + offset) }
+        (base + lockOffset).initializeMemory(as: UInt64.self, repeating: 0, count: 1)
+        (base + overflowOffset).initializeMemory(as: UnsafeMutablePointer<QueuedBlock>?.self, repeating: nil, count: 1)
+        (base + overflowOffset + 8).initializeMemory(as: Int.self, repeating: 0, count: 3)
+        for i in 0..<capacity {
+            let cell = base + cellsOffset + i * cellStride
+            cell.initializeMemory(as: UInt.self, repeating: 0, count: 3)
+            atomicWord(cell + 24)
+        }
         return BlockInbox(base)
     }
 
@@ -143,12 +172,12 @@ package struct BlockInbox: @unchecked Sendable {
     /// Gives a closed, empty ring to the loop whose handle is `handle`
     /// (before that handle is published).
     func open(handle: UInt64) {
-        for i in 0..<UInt64(Self.capacity) { rl_atomic_store(Self.lastWord(cell(i)), 0) }  // never written
-        rl_atomic_store(head, 0)
-        rl_atomic_store(headSeen, 0)  // no generation: read `head`
-        rl_atomic_store(ensured, UInt64(ModeName.defaultID))
-        rl_atomic_store(overflowFlag, 0)
-        rl_atomic_store(tail, Self.owner(handle: handle))
+        for i in 0..<UInt64(Self.capacity) { Self.lastWord(cell(i)).pointee.store(0, ordering: .releasing) }  // never written
+        head.pointee.store(0, ordering: .releasing)
+        headSeen.pointee.store(0, ordering: .releasing)  // no generation: read `head`
+        ensured.pointee.store(UInt64(ModeName.defaultID), ordering: .releasing)
+        overflowFlag.pointee.store(0, ordering: .releasing)
+        tail.pointee.store(Self.owner(handle: handle), ordering: .releasing)
     }
 
     // MARK: producers (any thread)
@@ -157,12 +186,14 @@ package struct BlockInbox: @unchecked Sendable {
     /// type's comment).
     @inline(__always)
     func isEnsured(_ mode: ModeName) -> Bool {
-        mode.id <= ModeName.commonID || rl_atomic_load(ensured) == UInt64(mode.id)
+        mode.id <= ModeName.commonID || ensured.pointee.load(ordering: .acquiring) == UInt64(mode.id)
     }
 
     /// Records that the loop has the mode `mode` (loop's lock held).
     func ensured(_ mode: ModeName) {
-        if rl_atomic_load(ensured) != UInt64(mode.id) { rl_atomic_store(ensured, UInt64(mode.id)) }
+        if ensured.pointee.load(ordering: .acquiring) != UInt64(mode.id) {
+            ensured.pointee.store(UInt64(mode.id), ordering: .releasing)
+        }
     }
 
     /// Queues `block` if the ring belongs to the loop `handle` names, is
@@ -172,7 +203,7 @@ package struct BlockInbox: @unchecked Sendable {
     func push(_ block: QueuedBlock, handle: UInt64) -> Bool {
         let owner = Self.owner(handle: handle)
         guard owner != 0 else { return false }  // no generation is 0: a forged handle
-        var current = rl_atomic_load(tail)
+        var current = tail.pointee.load(ordering: .acquiring)
         while true {
             // Another owner, closed, or overflowing (the bit is below the
             // generation, so one comparison checks both).
@@ -182,20 +213,21 @@ package struct BlockInbox: @unchecked Sendable {
             // writes `head` once per batch and never the cells, so their
             // lines stay with the producers.)
             if hasRoom(at: position, owner: owner) {
-                let seen = rl_atomic_cas_value(tail, current, owner | ((position &+ 1) & Self.positionMask))
-                if seen == current {
+                let (exchanged, seen) = tail.pointee.compareExchange(
+                    expected: current, desired: owner | ((position &+ 1) & Self.positionMask), ordering: .sequentiallyConsistent)
+                if exchanged {
                     let cell = cell(position)
                     let words = block.words
                     cell[0] = words.function
                     cell[1] = words.info
                     cell[2] = words.extra
-                    rl_atomic_store(Self.lastWord(cell), Self.published(position, mode: words.mode))
+                    Self.lastWord(cell).pointee.store(Self.published(position, mode: words.mode), ordering: .releasing)
                     return true
                 }
                 current = seen
             } else {
                 // Full, or another producer took the position meanwhile.
-                let now = rl_atomic_load(tail)
+                let now = tail.pointee.load(ordering: .acquiring)
                 if now == current { return false }
                 current = now
             }
@@ -207,10 +239,10 @@ package struct BlockInbox: @unchecked Sendable {
     /// `owner`: the producer's generation, as `tail` holds it.
     @inline(__always)
     private func hasRoom(at position: UInt64, owner: UInt64) -> Bool {
-        let seen = rl_atomic_load(headSeen)
+        let seen = headSeen.pointee.load(ordering: .acquiring)
         if seen & ~Self.positionMask == owner, Self.isTaken(lapBefore: position, head: seen) { return true }
-        let now = owner | rl_atomic_load(head)
-        if now != seen { rl_atomic_store(headSeen, now) }  // a full ring: nothing new to remember
+        let now = owner | head.pointee.load(ordering: .acquiring)
+        if now != seen { headSeen.pointee.store(now, ordering: .releasing) }  // a full ring: nothing new to remember
         return Self.isTaken(lapBefore: position, head: now)
     }
 
@@ -231,7 +263,7 @@ package struct BlockInbox: @unchecked Sendable {
         // block (or signal entry) is published before this thread next
         // reads the loop's state, whether to wake it here or in a later
         // RLRunLoopWakeUp that finds a wake-up already pending.
-        rl_atomic_fence()
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         return queued
     }
 
@@ -246,17 +278,18 @@ package struct BlockInbox: @unchecked Sendable {
         rl_spin_lock(lock)
         defer { rl_spin_unlock(lock) }
         // The bit is set and cleared only under the lock.
-        var current = rl_atomic_load(tail)
+        var current = tail.pointee.load(ordering: .acquiring)
         guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
         if current & Self.overflowBit == 0 {
             if push(block, handle: handle) { return true }
             while true {  // full: stop claims
-                let seen = rl_atomic_cas_value(tail, current, current | Self.overflowBit)
-                if seen == current { break }
+                let (exchanged, seen) = tail.pointee.compareExchange(expected: current, desired: current | Self.overflowBit,
+                                                                     ordering: .sequentiallyConsistent)
+                if exchanged { break }
                 current = seen
                 guard current & ~(Self.overflowBit | Self.positionMask) == owner else { return false }
             }
-            rl_atomic_store(overflowFlag, 1)
+            overflowFlag.pointee.store(1, ordering: .releasing)
         }
         let count = overflowCount.pointee
         if count == overflowCapacity.pointee {
@@ -280,8 +313,8 @@ package struct BlockInbox: @unchecked Sendable {
     /// Whether a published block waits at the head (a cheap check).
     @inline(__always)
     func hasPublished() -> Bool {
-        let position = rl_atomic_load(head)
-        return Self.isPublished(rl_atomic_load(Self.lastWord(cell(position))), position)
+        let position = head.pointee.load(ordering: .acquiring)
+        return Self.isPublished(Self.lastWord(cell(position)).pointee.load(ordering: .acquiring), position)
     }
 
     /// Whether a block may wait: published at the head, or overflowing.
@@ -328,7 +361,9 @@ package struct BlockInbox: @unchecked Sendable {
     }
 
     /// Whether every block claimed in the ring has been taken.
-    private var caughtUp: Bool { rl_atomic_load(tail) & Self.positionMask == rl_atomic_load(head) }
+    private var caughtUp: Bool {
+        tail.pointee.load(ordering: .acquiring) & Self.positionMask == head.pointee.load(ordering: .acquiring)
+    }
 
     private func takeOverflowLocked(into blocks: inout [QueuedBlock]) {
         guard let array = overflow.pointee else { return }
@@ -342,31 +377,32 @@ package struct BlockInbox: @unchecked Sendable {
     @discardableResult
     private func drain(into blocks: inout [QueuedBlock]) -> Bool {
         var signals = false
-        let first = rl_atomic_load(head)
+        let first = head.pointee.load(ordering: .acquiring)
         var position = first
         while true {
             let cell = cell(position)
-            let last = rl_atomic_load(Self.lastWord(cell))
+            let last = Self.lastWord(cell).pointee.load(ordering: .acquiring)
             guard Self.isPublished(last, position) else { break }
             let block = QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7)))
             signals = signals || block.isSignalEntry
             blocks.append(block)
             position = (position &+ 1) & Self.positionMask
         }
-        if position != first { rl_atomic_store(head, position) }
+        if position != first { head.pointee.store(position, ordering: .releasing) }
         return signals
     }
 
     /// Whether producers are held back (see pushOverflowing).
-    var isOverflowing: Bool { rl_atomic_load(overflowFlag) != 0 }
+    var isOverflowing: Bool { overflowFlag.pointee.load(ordering: .acquiring) != 0 }
 
     /// Lets producers claim again (after the overflow array was taken).
     private func clearOverflow() {
-        rl_atomic_store(overflowFlag, 0)
-        var current = rl_atomic_load(tail)
+        overflowFlag.pointee.store(0, ordering: .releasing)
+        var current = tail.pointee.load(ordering: .acquiring)
         while current & Self.overflowBit != 0 {
-            let seen = rl_atomic_cas_value(tail, current, current & ~Self.overflowBit)
-            if seen == current { return }
+            let (exchanged, seen) = tail.pointee.compareExchange(expected: current, desired: current & ~Self.overflowBit,
+                                                                 ordering: .sequentiallyConsistent)
+            if exchanged { return }
             current = seen
         }
     }
@@ -375,7 +411,8 @@ package struct BlockInbox: @unchecked Sendable {
     var count: Int {
         rl_spin_lock(lock)  // as a producer would: any thread
         defer { rl_spin_unlock(lock) }
-        return Int((rl_atomic_load(tail) &- rl_atomic_load(head)) & Self.positionMask) + overflowCount.pointee
+        return Int((tail.pointee.load(ordering: .acquiring) &- head.pointee.load(ordering: .acquiring)) & Self.positionMask)
+            + overflowCount.pointee
     }
 
     /// In a fork child (HandleTable.disownAfterFork; only this thread
@@ -386,8 +423,8 @@ package struct BlockInbox: @unchecked Sendable {
     /// closed instead of spinning.  A ring of a free slot was closed
     /// already; the next loop to take the slot reopens it as usual.
     func disownAfterFork() {
-        rl_atomic_store(tail, rl_atomic_load(tail) & Self.positionMask)
-        rl_atomic_store(lock, 0)
+        tail.pointee.store(tail.pointee.load(ordering: .acquiring) & Self.positionMask, ordering: .releasing)
+        lock.withMemoryRebound(to: Atomic<UInt64>.self, capacity: 1) { $0.pointee.store(0, ordering: .releasing) }
     }
 
     /// Closes the ring: no block is queued from here.  Waits for the
@@ -395,10 +432,11 @@ package struct BlockInbox: @unchecked Sendable {
     /// (ring first, then overflow), and frees the overflow array.
     func close(into blocks: inout [QueuedBlock]) {
         rl_spin_lock_taker(lock)
-        var current = rl_atomic_load(tail)
+        var current = tail.pointee.load(ordering: .acquiring)
         while true {
-            let seen = rl_atomic_cas_value(tail, current, current & Self.positionMask)
-            if seen == current { break }
+            let (exchanged, seen) = tail.pointee.compareExchange(expected: current, desired: current & Self.positionMask,
+                                                                 ordering: .sequentiallyConsistent)
+            if exchanged { break }
             current = seen
         }
         // A producer between its claim and its publication is a few
@@ -409,7 +447,7 @@ package struct BlockInbox: @unchecked Sendable {
             sched_yield()
         }
         takeOverflowLocked(into: &blocks)
-        rl_atomic_store(overflowFlag, 0)
+        overflowFlag.pointee.store(0, ordering: .releasing)
         overflow.pointee?.deallocate()
         overflow.pointee = nil
         overflowCapacity.pointee = 0

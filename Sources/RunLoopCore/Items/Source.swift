@@ -452,7 +452,7 @@ package final class Source: Handled, @unchecked Sendable {
         // sequentially consistent load, and the perform reads it after this
         // fence; a producer whose load comes after this fence sees the mark
         // cleared and signals again (see `signal()`).
-        rl_atomic_fence()
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         return true
     }
 

@@ -382,7 +382,7 @@ package final class Poller: @unchecked Sendable {
         // sees what a producer published before that producer's fence, or
         // the producer's load after its fence sees the state stored above
         // (or a later one) and makes a wake-up pending.
-        rl_atomic_fence()
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
 
     /// Stops accepting wake-ups (the outermost run ended).
