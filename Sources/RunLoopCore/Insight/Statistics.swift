@@ -1,5 +1,5 @@
 import CRunLoop
-import CRunLoopShims
+import Synchronization
 
 /// A loop's counters (RLRunLoopGetStatistics).  Written only by the loop's
 /// thread, with one atomic load and one atomic store per increment (plain
@@ -20,20 +20,23 @@ package final class Statistics: @unchecked Sendable {
     package static let latenessBuckets = 24
     private static let count = Counter.busyYields.rawValue + 1
 
-    private let values: UnsafeMutablePointer<UInt64>
+    private let values: UnsafeMutablePointer<Atomic<UInt64>>
 
     package init() {
         values = .allocate(capacity: Self.count)
-        values.initialize(repeating: 0, count: Self.count)
+        for i in 0..<Self.count { (values + i).initialize(to: Atomic(0)) }
     }
 
-    deinit { values.deallocate() }
+    deinit {
+        values.deinitialize(count: Self.count)
+        values.deallocate()
+    }
 
     /// Loop thread only.
     @inline(__always)
     package func bump(_ counter: Counter, by n: UInt64 = 1) {
         let p = values + counter.rawValue
-        rl_atomic_store(p, rl_atomic_load(p) &+ n)
+        p.pointee.store(p.pointee.load(ordering: .acquiring) &+ n, ordering: .releasing)
     }
 
     /// Loop thread only: counts a timer fired `lateNs` after its fire
@@ -44,7 +47,7 @@ package final class Statistics: @unchecked Sendable {
         let micros = lateNs / 1000
         let bucket = micros == 0 ? 0 : min(Self.latenessBuckets - 1, 64 - micros.leadingZeroBitCount)
         let p = values + Counter.lateness0.rawValue + bucket
-        rl_atomic_store(p, rl_atomic_load(p) &+ 1)
+        p.pointee.store(p.pointee.load(ordering: .acquiring) &+ 1, ordering: .releasing)
     }
 
     /// Loop thread only: a callout of `kind` took `ns`.
@@ -58,9 +61,9 @@ package final class Statistics: @unchecked Sendable {
         case .timer, .none: break  // timers are counted by timerFired
         }
         let longest = values + Counter.longestCallout.rawValue
-        if ns > rl_atomic_load(longest) {
-            rl_atomic_store(longest, ns)
-            rl_atomic_store(values + Counter.longestCalloutKind.rawValue, UInt64(kind.rawValue))
+        if ns > longest.pointee.load(ordering: .acquiring) {
+            longest.pointee.store(ns, ordering: .releasing)
+            values[Counter.longestCalloutKind.rawValue].store(UInt64(kind.rawValue), ordering: .releasing)
         }
     }
 
@@ -76,18 +79,18 @@ package final class Statistics: @unchecked Sendable {
         case .timer, .none: break
         }
         let longest = values + Counter.longestCallout.rawValue
-        if ns > rl_atomic_load(longest) {
-            rl_atomic_store(longest, ns)
-            rl_atomic_store(values + Counter.longestCalloutKind.rawValue, UInt64(kind.rawValue))
+        if ns > longest.pointee.load(ordering: .acquiring) {
+            longest.pointee.store(ns, ordering: .releasing)
+            values[Counter.longestCalloutKind.rawValue].store(UInt64(kind.rawValue), ordering: .releasing)
         }
     }
 
     /// One counter.  Any thread.
-    package func value(_ counter: Counter) -> UInt64 { rl_atomic_load(values + counter.rawValue) }
+    package func value(_ counter: Counter) -> UInt64 { values[counter.rawValue].load(ordering: .acquiring) }
 
     /// Any thread.
     package func reset() {
-        for i in 0..<Self.count { rl_atomic_store(values + i, 0) }
+        for i in 0..<Self.count { values[i].store(0, ordering: .releasing) }
     }
 
     /// Fills the caller's struct up to its `size` (which stays as given).
@@ -101,11 +104,12 @@ package final class Statistics: @unchecked Sendable {
         var full = RLRunLoopStatistics()
         withUnsafeMutableBytes(of: &full) { raw in
             for i in 0..<Counter.longestCalloutKind.rawValue {
-                raw.storeBytes(of: rl_atomic_load(values + i), toByteOffset: first + 8 * i, as: UInt64.self)
+                raw.storeBytes(of: values[i].load(ordering: .acquiring), toByteOffset: first + 8 * i, as: UInt64.self)
             }
-            let kind = Int32(truncatingIfNeeded: rl_atomic_load(values + Counter.longestCalloutKind.rawValue))
+            let kind = Int32(truncatingIfNeeded: values[Counter.longestCalloutKind.rawValue].load(ordering: .acquiring))
             raw.storeBytes(of: kind, toByteOffset: kindOffset, as: Int32.self)
-            raw.storeBytes(of: rl_atomic_load(values + Counter.busyYields.rawValue), toByteOffset: yieldsOffset, as: UInt64.self)
+            raw.storeBytes(of: values[Counter.busyYields.rawValue].load(ordering: .acquiring), toByteOffset: yieldsOffset,
+                           as: UInt64.self)
         }
         let limit = min(size, MemoryLayout<RLRunLoopStatistics>.size)
         withUnsafeBytes(of: &full) { src in

@@ -79,7 +79,7 @@ package final class ModeNames: @unchecked Sendable {
     /// comparing the contents; a miss only costs a trip to the table.  The
     /// entries are immortal interned strings, so a slot is one word that
     /// readers load atomically and writers overwrite at will.
-    private let recent: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let recent: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
     private static let recentBits = 6
 
     package let defaultName: ModeName
@@ -88,7 +88,7 @@ package final class ModeNames: @unchecked Sendable {
     private init() {
         Fork.install()
         recent = .allocate(capacity: 1 << Self.recentBits)
-        recent.initialize(repeating: nil, count: 1 << Self.recentBits)
+        for i in 0..<1 << Self.recentBits { (recent + i).initialize(to: Atomic(nil)) }
         var t = Table()
         defaultName = Self.intern(Array("kCFRunLoopDefaultMode".utf8), into: &t)  // id 0
         commonName = Self.intern(Array("kCFRunLoopCommonModes".utf8), into: &t)   // id 1
@@ -98,8 +98,8 @@ package final class ModeNames: @unchecked Sendable {
 
     /// The first slot of `cString`'s pair (the other is the next one).
     @inline(__always)
-    private static func recentPair(_ recent: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-                                   _ cString: UnsafePointer<CChar>) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+    private static func recentPair(_ recent: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>,
+                                   _ cString: UnsafePointer<CChar>) -> UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>> {
         let hash = (UInt(bitPattern: cString) &* 0x9E37_79B9_7F4A_7C15) >> (64 - recentBits)
         return recent + Int(truncatingIfNeeded: hash & ~1)
     }
@@ -107,11 +107,11 @@ package final class ModeNames: @unchecked Sendable {
     /// The cached name for `cString`, if its pair holds an equal string.
     @inline(__always)
     fileprivate static func recentName(_ cString: UnsafePointer<CChar>) -> ModeName? {
-        guard let recent = UnsafeMutablePointer<UnsafeMutableRawPointer?>(
+        guard let recent = UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>(
                 bitPattern: recentModeNames.load(ordering: .acquiring)) else { return nil }
         let pair = recentPair(recent, cString)
-        if let name = cached(rl_atomic_load_ptr(pair), cString) { return name }
-        return cached(rl_atomic_load_ptr(pair + 1), cString)
+        if let name = cached(pair[0].load(ordering: .acquiring), cString) { return name }
+        return cached(pair[1].load(ordering: .acquiring), cString)
     }
 
     @inline(__always)
@@ -139,10 +139,10 @@ package final class ModeNames: @unchecked Sendable {
         // second.  Racing writers at worst lose an entry: a later miss.
         let pair = Self.recentPair(recent, cString)
         let newest = UnsafeMutableRawPointer(mutating: name.cString)
-        let first = rl_atomic_load_ptr(pair)
+        let first = pair[0].load(ordering: .acquiring)
         if first != newest {
-            if first != nil { rl_atomic_store_ptr(pair + 1, first) }
-            rl_atomic_store_ptr(pair, newest)
+            if first != nil { pair[1].store(first, ordering: .releasing) }
+            pair[0].store(newest, ordering: .releasing)
         }
         return name
     }
