@@ -1,6 +1,7 @@
 /* The only C the core needs: Linux syscalls Glibc's Swift overlay does not
- * import (epoll, eventfd, timerfd), thread ids, and C11 atomics on memory
- * the handle table owns.  Header-only; nothing here is exported. */
+ * import (epoll, eventfd, timerfd), thread ids, the mode-name compare,
+ * Clang's block ABI and spinning.  The core's atomics are Swift's `Atomic`
+ * (Synchronization).  Header-only; nothing here is exported. */
 #ifndef RUNLOOP_SHIMS_H
 #define RUNLOOP_SHIMS_H
 
@@ -125,61 +126,6 @@ static inline double rl_wall_seconds(void) {
 
 static inline int32_t rl_gettid(void) { return (int32_t)syscall(SYS_gettid); }
 static inline int rl_is_main_thread(void) { return rl_gettid() == (int32_t)getpid(); }
-
-/* ---- atomics on table memory ------------------------------------------- */
-
-static inline uint64_t rl_atomic_load(const uint64_t *p) {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-/* A full (sequentially consistent) fence: no store of this thread before
- * it can be ordered after a load after it.  Each side of a store-buffering
- * handshake (publish, then check the other side's state) needs one; see
- * Poller.swift, "The wake-up protocol". */
-static inline void rl_atomic_fence(void) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-/* A sequentially consistent load (on x86 a plain load): the "already
- * pending" checks of producers, which publish nothing themselves (see
- * Poller.swift, "The wake-up protocol"). */
-static inline uint64_t rl_atomic_load_seq_cst(const uint64_t *p) {
-    return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-}
-/* rl_atomic_fence(), then the load. */
-static inline uint64_t rl_atomic_load_after_fence(const uint64_t *p) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-static inline void rl_atomic_store(uint64_t *p, uint64_t v) {
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-/* Compare-and-swap; on failure *expected receives the current value.
- * Sequentially consistent (on x86 the same instruction as acquire-release):
- * a hot word's changes take part in store-buffering handshakes with
- * sequentially consistent operations on other words (Source.soleLoop). */
-static inline int rl_atomic_cas(uint64_t *p, uint64_t *expected, uint64_t desired) {
-    return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-}
-/* Compare-and-swap returning the value found (it succeeded if that is
- * `expected`): no address-taken local on the Swift side, so a caller's
- * fast path needs no stack slot or stack protector. */
-static inline uint64_t rl_atomic_cas_value(uint64_t *p, uint64_t expected, uint64_t desired) {
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    return expected;
-}
-/* Sequentially consistent add; returns the new value.  A handle slot's pin
- * word and state word are a store-buffering pair (each side writes one,
- * then reads the other with rl_atomic_load_seq_cst; see HandleTable.pin
- * and release): all in the single total order of sequentially consistent
- * operations, which forbids both sides missing the other's write. */
-static inline uint64_t rl_atomic_add_sc(uint64_t *p, uint64_t delta) {
-    return __atomic_add_fetch(p, delta, __ATOMIC_SEQ_CST);
-}
-static inline void *rl_atomic_load_ptr(void *const *p) {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-static inline void rl_atomic_store_ptr(void **p, void *v) {
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
 
 /* ---- mode names ------------------------------------------------------ */
 /* Whether the C string `theirs` equals `ours`, an interned mode name of
