@@ -50,16 +50,15 @@ extension Loop {
         let queued: Bool = lock.withLock {
             guard !isDead else { return false }
             openInboxLocked()
-            // A block's modes exist from when it is queued (as in CF); the
-            // usual case, every block for the same mode, is one comparison.
+            // A block's modes exist from when it is queued (as in CF).
             switch block.modes {
             case .one(let name):
                 if !name.isCommonModes {
-                    ensureModeLocked(name)
+                    _ = modeLocked(name)
                     inbox?.ensured(name)  // the lock-free path may queue for it now
                 }
             case .list(let names):
-                for name in names where !name.isCommonModes { ensureModeLocked(name) }
+                for name in names where !name.isCommonModes { _ = modeLocked(name) }
             }
             if let inbox, inbox.queue(block, handle: handle) {
                 return true

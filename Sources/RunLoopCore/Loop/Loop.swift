@@ -68,10 +68,6 @@ package final class Loop: Handled, @unchecked Sendable {
     /// The last number `nextSequence` gave (observer insertion order,
     /// teardown-handler ids).
     package var sequence: UInt64 = 0
-    /// The mode `existingModeLocked` found last, by name (modes are never
-    /// removed, so it lives as long as the loop: no reference counted).
-    /// One property, so a lookup is one access to the loop.
-    private var lastMode: (name: ModeName, mode: Unmanaged<Mode>)?
 
     // MARK: the loop's thread only
 
@@ -160,21 +156,8 @@ package final class Loop: Handled, @unchecked Sendable {
         return mode
     }
 
-    /// Makes sure the mode named `name` exists (no reference taken in the
-    /// usual case: the mode of the previous call).  Lock held.
-    package func ensureModeLocked(_ name: ModeName) {
-        if lastMode?.name == name { return }
-        _ = modeLocked(name)
-    }
-
     /// The mode named `name` if it exists.  Lock held.
-    package func existingModeLocked(_ name: ModeName) -> Mode? {
-        // Most calls name the mode of the previous one: no hashing then.
-        if let last = lastMode, last.name == name { return last.mode.takeUnretainedValue() }
-        guard let mode = modes[name] else { return nil }
-        lastMode = (name, Unmanaged.passUnretained(mode))
-        return mode
-    }
+    package func existingModeLocked(_ name: ModeName) -> Mode? { modes[name] }
 
     // MARK: stop and wake up
 
