@@ -127,42 +127,6 @@ static inline double rl_wall_seconds(void) {
 static inline int32_t rl_gettid(void) { return (int32_t)syscall(SYS_gettid); }
 static inline int rl_is_main_thread(void) { return rl_gettid() == (int32_t)getpid(); }
 
-/* ---- mode names ------------------------------------------------------ */
-/* Whether the C string `theirs` equals `ours`, an interned mode name of
- * `size` bytes counting its NUL, stored zero-padded to a multiple of 8
- * (ModeName.swift).  Eight bytes at a time, inline, when every byte read
- * from `theirs` is in the 4 KB-aligned block its first byte is in (memory
- * protection is per page, so none of those reads can fault, even past
- * the end of a shorter string); else strcmp.  A shorter string differs at
- * its NUL, inside the bytes compared.  The over-read is deliberate and
- * harmless, so the sanitizers are told not to watch it. */
-__attribute__((no_sanitize("address", "thread", "memory")))
-static inline int rl_same_mode_string(const char *ours, uint64_t size, const char *theirs) {
-    uint64_t a, b;
-    if (size <= 8) {
-        if (((uintptr_t)theirs & 4095) > 4096 - 8) return strcmp(ours, theirs) == 0;
-        memcpy(&a, ours, 8);
-        memcpy(&b, theirs, 8);
-        /* Only the first `size` bytes count. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t keep = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
-#else
-        uint64_t keep = size == 8 ? ~(uint64_t)0 : ~(~(uint64_t)0 >> (8 * size));
-#endif
-        return ((a ^ b) & keep) == 0;
-    }
-    if (((uintptr_t)theirs & 4095) > 4096 - size) return strcmp(ours, theirs) == 0;
-    for (uint64_t i = 0; i + 8 < size; i += 8) {
-        memcpy(&a, ours + i, 8);
-        memcpy(&b, theirs + i, 8);
-        if (a != b) return 0;
-    }
-    /* The last eight bytes, ending with the NUL (may overlap the loop's). */
-    memcpy(&a, ours + size - 8, 8);
-    memcpy(&b, theirs + size - 8, 8);
-    return a == b;
-}
-
 /* ---- C blocks (Clang's Block ABI) ------------------------------------ */
 /* Swift on Linux copies a block it captures but never releases it, so the
  * *WithHandler and PerformBlock entry points manage blocks by hand: copy

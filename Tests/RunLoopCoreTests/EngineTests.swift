@@ -413,33 +413,6 @@ extension Result {
             }
         }
     }
-
-    /// The word-at-a-time compare itself, for every size a name of up to
-    /// 40 bytes has, against strings that differ in any one byte, are
-    /// shorter or are longer.
-    @Test func theWordCompareMatchesStrcmp() {
-        for length in 0...40 {
-            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
-            let interned = ModeName.intern(name)!
-            let size = UInt64(length + 1)
-            func same(_ text: [UInt8]) -> Bool {
-                // Garbage after the NUL must not count.
-                let buffer = text + [0] + Array(repeating: UInt8(0x7F), count: 16)
-                return buffer.withUnsafeBufferPointer {
-                    $0.withMemoryRebound(to: CChar.self) { rl_same_mode_string(interned.cString, size, $0.baseAddress!) != 0 }
-                }
-            }
-            let bytes = Array(name.utf8)
-            #expect(same(bytes))
-            for index in bytes.indices {
-                var changed = bytes
-                changed[index] ^= 0x20
-                #expect(!same(changed))
-            }
-            if !bytes.isEmpty { #expect(!same(Array(bytes.dropLast()))) }
-            #expect(!same(bytes + [UInt8(ascii: "z")]))
-        }
-    }
 }
 
 @Suite struct SpinLockTests {

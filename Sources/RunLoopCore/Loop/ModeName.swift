@@ -33,16 +33,9 @@ package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible 
         self.cString = cString
     }
 
-    /// The byte count, NUL included, of an interned C string (stored two
-    /// words in front of it; see ModeNames.intern).
-    @inline(__always)
-    static func storedSize(_ cString: UnsafePointer<CChar>) -> UInt64 {
-        UnsafeRawPointer(cString - 2 * MemoryLayout<Int>.size).load(as: UInt64.self)
-    }
-
     /// Interns a C string; nil if it is longer than `maxLength` bytes.
     /// The usual case, a string seen recently at the same address, costs a
-    /// load and an inline compare of a few words (see ModeNames.recent).
+    /// load and a strcmp (see ModeNames.recent).
     @inline(__always)
     package static func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
         ModeNames.recentName(cString) ?? ModeNames.shared.intern(cString)
@@ -118,8 +111,7 @@ package final class ModeNames: @unchecked Sendable {
     private static func cached(_ entry: UnsafeMutableRawPointer?, _ cString: UnsafePointer<CChar>) -> ModeName? {
         guard let entry else { return nil }
         let candidate = UnsafePointer<CChar>(entry.assumingMemoryBound(to: CChar.self))
-        guard candidate == cString || rl_same_mode_string(candidate, ModeName.storedSize(candidate), cString) != 0
-        else { return nil }
+        guard candidate == cString || strcmp(candidate, cString) == 0 else { return nil }
         return ModeName(interned: candidate)
     }
 
@@ -158,21 +150,17 @@ package final class ModeNames: @unchecked Sendable {
 
     private static func intern(_ bytes: [UInt8], into t: inout Table) -> ModeName {
         if let known = t.byBytes[bytes] { return known }
-        // [size][id][bytes][NUL][zeros to a multiple of 8]: the id in
-        // front lets a cached C string become a ModeName again without
-        // the table; the size (bytes and NUL) and the zero padding let
-        // rl_same_mode_string compare a caller's string to it a word at a
-        // time.  Whole cache lines of its own: every perform from C reads
-        // it, so no neighbour written by a loop may share its line.
-        let header = 2 * MemoryLayout<Int>.size
+        // [id][bytes][NUL]: the id in front lets a cached C string become
+        // a ModeName again without the table.  Whole cache lines of its
+        // own: every perform from C reads it, so no neighbour written by a
+        // loop may share its line.
+        let header = MemoryLayout<Int>.size
         let size = bytes.count + 1
-        let padded = (size + 7) & ~7
-        let lines = (header + padded + 63) & ~63
+        let lines = (header + size + 63) & ~63
         let storage = UnsafeMutableRawPointer.allocate(byteCount: lines, alignment: 64)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: lines)
-        storage.storeBytes(of: UInt64(size), as: UInt64.self)  // read by storedSize
-        storage.storeBytes(of: t.count, toByteOffset: MemoryLayout<Int>.size, as: Int.self)
-        let chars = (storage + header).bindMemory(to: CChar.self, capacity: padded)
+        storage.storeBytes(of: t.count, as: Int.self)
+        let chars = (storage + header).bindMemory(to: CChar.self, capacity: size)
         for (i, b) in bytes.enumerated() { chars[i] = CChar(bitPattern: b) }
         let name = ModeName(interned: UnsafePointer(chars))
         t.count += 1
