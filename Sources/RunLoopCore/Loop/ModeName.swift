@@ -1,6 +1,4 @@
-import CRunLoopShims
 import Glibc
-import Synchronization
 
 /// An interned mode name.  Equal names share one `id` and one C string
 /// that lives for the rest of the process, so modes compare by integer and
@@ -35,10 +33,10 @@ package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible 
 
     /// Interns a C string; nil if it is longer than `maxLength` bytes.
     /// The usual case, a string seen recently at the same address, costs a
-    /// load and a strcmp (see ModeNames.recent).
+    /// load and a strcmp (see ModeNameCache).
     @inline(__always)
     package static func intern(_ cString: UnsafePointer<CChar>) -> ModeName? {
-        ModeNames.recentName(cString) ?? ModeNames.shared.intern(cString)
+        ModeNameCache.lookup(cString) ?? ModeNames.shared.intern(cString)
     }
 
     package static func intern(_ string: String) -> ModeName? {
@@ -47,11 +45,6 @@ package struct ModeName: Hashable, @unchecked Sendable, CustomStringConvertible 
         return ModeNames.shared.intern(bytes: bytes)
     }
 }
-
-/// The address of `ModeNames.shared.recent`, 0 until the table exists: a
-/// statically initialized global, so the cache is reached with one load
-/// (not through `shared`'s lazy initialization).
-private let recentModeNames = Atomic<UInt>(0)
 
 /// The intern table.  Names are never removed (modes are never deleted).
 package final class ModeNames: @unchecked Sendable {
@@ -64,55 +57,16 @@ package final class ModeNames: @unchecked Sendable {
     }
     private let table: Guarded<Table>
 
-    /// A lock-free cache in front of the table: the interned strings last
-    /// looked up through callers' pointers, in a pair of slots chosen by the
-    /// pointer (two ways, so two strings whose pointers collide do not
-    /// evict each other on every call).  A caller's string is not ours and
-    /// may change between calls (a reused buffer), so a hit is confirmed by
-    /// comparing the contents; a miss only costs a trip to the table.  The
-    /// entries are immortal interned strings, so a slot is one word that
-    /// readers load atomically and writers overwrite at will.
-    private let recent: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
-    private static let recentBits = 6
-
     package let defaultName: ModeName
     package let commonName: ModeName
 
     private init() {
         Fork.install()
-        recent = .allocate(capacity: 1 << Self.recentBits)
-        for i in 0..<1 << Self.recentBits { (recent + i).initialize(to: Atomic(nil)) }
+        ModeNameCache.install()
         var t = Table()
         defaultName = Self.intern(Array("kCFRunLoopDefaultMode".utf8), into: &t)  // id 0
         commonName = Self.intern(Array("kCFRunLoopCommonModes".utf8), into: &t)   // id 1
         table = Guarded(t)
-        recentModeNames.store(UInt(bitPattern: recent), ordering: .releasing)
-    }
-
-    /// The first slot of `cString`'s pair (the other is the next one).
-    @inline(__always)
-    private static func recentPair(_ recent: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>,
-                                   _ cString: UnsafePointer<CChar>) -> UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>> {
-        let hash = (UInt(bitPattern: cString) &* 0x9E37_79B9_7F4A_7C15) >> (64 - recentBits)
-        return recent + Int(truncatingIfNeeded: hash & ~1)
-    }
-
-    /// The cached name for `cString`, if its pair holds an equal string.
-    @inline(__always)
-    fileprivate static func recentName(_ cString: UnsafePointer<CChar>) -> ModeName? {
-        guard let recent = UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>(
-                bitPattern: recentModeNames.load(ordering: .acquiring)) else { return nil }
-        let pair = recentPair(recent, cString)
-        if let name = cached(pair[0].load(ordering: .acquiring), cString) { return name }
-        return cached(pair[1].load(ordering: .acquiring), cString)
-    }
-
-    @inline(__always)
-    private static func cached(_ entry: UnsafeMutableRawPointer?, _ cString: UnsafePointer<CChar>) -> ModeName? {
-        guard let entry else { return nil }
-        let candidate = UnsafePointer<CChar>(entry.assumingMemoryBound(to: CChar.self))
-        guard candidate == cString || strcmp(candidate, cString) == 0 else { return nil }
-        return ModeName(interned: candidate)
     }
 
     /// The table path of `ModeName.intern`; caches its answer.
@@ -127,15 +81,7 @@ package final class ModeNames: @unchecked Sendable {
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: length)
             name = intern(bytes: Array(bytes))
         }
-        // The newest answer goes first in the pair, the one it displaces
-        // second.  Racing writers at worst lose an entry: a later miss.
-        let pair = Self.recentPair(recent, cString)
-        let newest = UnsafeMutableRawPointer(mutating: name.cString)
-        let first = pair[0].load(ordering: .acquiring)
-        if first != newest {
-            if first != nil { pair[1].store(first, ordering: .releasing) }
-            pair[0].store(newest, ordering: .releasing)
-        }
+        ModeNameCache.remember(name, for: cString)
         return name
     }
 
