@@ -450,15 +450,6 @@ package final class HandleTable: @unchecked Sendable {
         return HotWord(word: word, key: HotWord.key(handle: UInt64(raw), kind: kind))
     }
 
-    /// Starts loading the slot lines a release of `handle` writes (its
-    /// state and object words, its hot word).
-    @inline(__always)
-    package static func prefetchSlot(_ handle: UInt64) {
-        guard let (page, index) = slot(of: handle) else { return }
-        rl_prefetch(statePtr(page, index))
-        rl_prefetch(hotPtr(page, index))
-    }
-
     /// The block inbox of the slot `raw` names, if one was ever made for
     /// it; the ring itself checks that it is the handle's loop's (see
     /// BlockInbox).  nil for a non-handle.  No pin.

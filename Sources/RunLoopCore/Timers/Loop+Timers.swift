@@ -57,60 +57,27 @@ extension Loop {
             // memory).
             let bound = mode.timers.dueBound(now: now)
             if due.capacity < bound { due.reserveCapacity(bound) }
-            // The mode's reference keeps each popped timer alive while the
-            // lock is held; the timers themselves are not touched yet.
-            while let (entry, timer, slotAddress) = mode.timers.popDue(now: now) {
-                due.append(DueTimer(timer: timer, deadline: entry.deadline, epoch: 0, slotAddress: slotAddress))
-            }
-            // Then each popped timer, fetched a few ahead (a burst of due
-            // timers is scattered in memory: this is where it would wait):
-            // the pass takes a reference of its own, and while it fires the
-            // timer is due in none of its modes (a nested run must not fire
-            // it again).
-            for i in due.indices {
-                prefetchAhead(due, i)
-                let timer = due[i].timer.retain().takeUnretainedValue()
+            // The pass takes a reference of its own to each due timer, and
+            // while it fires the timer is due in none of its modes (a nested
+            // run must not fire it again).
+            while let (entry, unmanaged) = mode.timers.popDue(now: now) {
+                let timer = unmanaged.retain().takeUnretainedValue()
                 timer.firing = true
                 // Only a repeating timer needs to know whether its callout moved it.
-                if timer.repeats { due[i].epoch = timer.withSchedule { $0.epoch } }
+                let epoch = timer.repeats ? timer.withSchedule { $0.epoch } : 0
                 timer.placements.forEach { other, slot in if other !== mode { other.timers.unschedule(slot: slot) } }
+                due.append(DueTimer(timer: unmanaged, deadline: entry.deadline, epoch: epoch))
             }
         }
-        for i in 0 ..< min(8, due.count) { prefetchObject(due[i].timer) }
         // One clock reading per timer, as for the other steps: each callout
         // starts at the reading that ended the previous one.
         var mark = Clock.monotonicNow()
-        for (i, firing) in due.enumerated() {
-            prefetchFiring(due, i)
-            // The pass's reference is dropped after the burst (below).
+        for firing in due {
             let timer = firing.timer.takeUnretainedValue()
             if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
             if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
-        }
-        // The pass's references go last; for most expired timers the last
-        // one, so this is where they are freed.  A large burst frees them in
-        // address order: freed in deadline order, scattered in memory, each
-        // free would merge with cold neighbouring chunks (malloc's
-        // coalescing); in address order each merges with the one freed just
-        // before, and the sweep is sequential.
-        if due.count > 32 {
-            // Sorted in the list's own memory, seen as words (the entries are
-            // plain values): an entry is four words, so the addresses and a
-            // scratch copy fit in its first half.
-            let n = due.count
-            let stride = MemoryLayout<DueTimer>.stride / MemoryLayout<UInt>.stride
-            let first = MemoryLayout<DueTimer>.offset(of: \DueTimer.timer)! / MemoryLayout<UInt>.stride
-            assert(stride >= 2)
-            due.withUnsafeMutableBufferPointer { entries in
-                entries.baseAddress!.withMemoryRebound(to: UInt.self, capacity: n * stride) { words in
-                    // Word i is at or before entry i's timer word: already read.
-                    for i in 0 ..< n { words[i] = words[i * stride + first] }
-                    let sorted = sortAddresses(words, scratch: words + n, count: n)
-                    for i in 0 ..< n { Unmanaged<LoopTimer>.fromOpaque(UnsafeRawPointer(bitPattern: sorted[i])!).release() }
-                }
-            }
-        } else {
-            for firing in due { firing.timer.release() }
+            // The pass's reference: for most expired timers the last one.
+            firing.timer.release()
         }
         due.removeAll(keepingCapacity: true)
         spareDueTimers = due
@@ -152,73 +119,9 @@ extension Loop {
 }
 
 /// A timer taken off the heap to fire in this pass, with the pass's
-/// reference to it (dropped after the whole burst, see fireDueTimers).
+/// reference to it (see fireDueTimers).
 package struct DueTimer {
     package let timer: Unmanaged<LoopTimer>
     package let deadline: UInt64
-    package var epoch: UInt32
-    /// Its slot in the mode that popped it, for a prefetch before expiry.
-    package let slotAddress: UnsafeRawPointer
-}
-
-/// Starts loading the timer a few places after `i` in `due` (all of its
-/// cache lines), while `due[i]` is handled.
-@inline(__always)
-private func prefetchAhead(_ due: [DueTimer], _ i: Int) {
-    let ahead = i + 4
-    if ahead < due.count { prefetchObject(due[ahead].timer) }
-}
-
-/// The same for firing, in two stages: the timer eight places ahead, and
-/// for the one four places ahead (loaded by now) the lines its expiry
-/// writes: its handle's slot and its slot in its mode.
-@inline(__always)
-private func prefetchFiring(_ due: [DueTimer], _ i: Int) {
-    if i + 8 < due.count { prefetchObject(due[i + 8].timer) }
-    if i + 4 < due.count {
-        // Its handle never changes; its slot's address was taken under the
-        // lock (nothing here reads what another thread may be writing).
-        HandleTable.prefetchSlot(due[i + 4].timer._withUnsafeGuaranteedRef { $0.handle })
-        rl_prefetch(due[i + 4].slotAddress)
-    }
-}
-
-@inline(__always)
-private func prefetchObject(_ timer: Unmanaged<LoopTimer>) {
-    let object = timer.toOpaque()
-    for line in 0 ..< 4 { rl_prefetch(object + line * 64) }  // a timer spans at most four lines
-}
-
-/// Sorts `count` object addresses ascending: a radix sort of their
-/// offsets from the lowest (objects are 16-byte aligned), 11 bits a pass,
-/// so a few linear passes however many there are.  Returns the buffer
-/// holding the result (`addresses` or `scratch`).
-private func sortAddresses(_ addresses: UnsafeMutablePointer<UInt>, scratch: UnsafeMutablePointer<UInt>,
-                           count: Int) -> UnsafeMutablePointer<UInt> {
-    var from = addresses, to = scratch
-    var low = UInt.max, high: UInt = 0
-    for i in 0 ..< count {
-        low = min(low, from[i])
-        high = max(high, from[i])
-    }
-    guard low < high else { return from }
-    let span = (high - low) >> 4
-    let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2048)
-    defer { counts.deallocate() }
-    var shift: UInt = 0
-    while span >> shift != 0 {
-        let digit = { (a: UInt) in Int(((a &- low) >> 4) >> shift & 2047) }
-        counts.initialize(repeating: 0, count: 2048)
-        for i in 0 ..< count { counts[digit(from[i])] += 1 }
-        var sum = 0
-        for d in 0 ..< 2048 { (counts[d], sum) = (sum, sum + counts[d]) }
-        for i in 0 ..< count {
-            let d = digit(from[i])
-            to[counts[d]] = from[i]
-            counts[d] += 1
-        }
-        swap(&from, &to)
-        shift += 11
-    }
-    return from
+    package let epoch: UInt32
 }

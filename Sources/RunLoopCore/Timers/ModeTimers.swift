@@ -112,17 +112,15 @@ package struct ModeTimers: ~Copyable {
     }
 
     /// Removes the earliest live entry due by `now` and retires it (see
-    /// unschedule); returns it with its timer and where its slot is now
-    /// (for a prefetch later: the address may go stale, which a prefetch
-    /// does not mind).
-    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>, slotAddress: UnsafeRawPointer)? {
+    /// unschedule); returns it with its timer.
+    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
         while let top = heap.top, top.deadline <= now {
             // The entry's slot is loaded while the heap re-sorts.
             slots.prefetch(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
             slots.setSeq(0, at: top.slot)
-            return (top, slots.timer(at: top.slot), slots.address(of: top.slot))
+            return (top, slots.timer(at: top.slot))
         }
         return nil
     }
