@@ -168,9 +168,6 @@ static inline int rl_cpus_available(void) {
     return count;
 }
 
-/* Starts fetching the cache line at p (a hint; never faults). */
-static inline void rl_prefetch(const void *p) { __builtin_prefetch(p); }
-
 /* Gives the CPU to any thread waiting for one (Loop.giveWay). */
 static inline void rl_yield(void) { sched_yield(); }
 

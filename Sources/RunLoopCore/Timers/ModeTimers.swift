@@ -115,8 +115,6 @@ package struct ModeTimers: ~Copyable {
     /// unschedule); returns it with its timer.
     package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
         while let top = heap.top, top.deadline <= now {
-            // The entry's slot is loaded while the heap re-sorts.
-            slots.prefetch(top.slot)
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped
             slots.setSeq(0, at: top.slot)

@@ -118,11 +118,6 @@ package struct TimerHeap: ~Copyable {
         var hole = 0
         while true {
             let c = Self.arity * hole + 1
-            // The grandchildren: the four child groups of these children are
-            // four adjacent lines, one of them the next level's.  Loading
-            // them now overlaps the next level's miss with this one's work.
-            let g = Self.arity * c + 1
-            if g < n { for line in 0 ..< 4 { rl_prefetch(UnsafeRawPointer(e + g) + line * 64) } }
             let best: Int
             if c + 3 < n {
                 // A tournament: the two pairs compare independently.

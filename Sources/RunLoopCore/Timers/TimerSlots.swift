@@ -80,14 +80,6 @@ package struct TimerSlots: ~Copyable {
         base[slot].seq = seq
     }
 
-    /// Starts loading a slot's line.
-    @inline(__always)
-    package func prefetch(_ slot: Int) { rl_prefetch(address(of: slot)) }
-
-    /// Where a slot is now (valid until the slots grow).
-    @inline(__always)
-    package func address(of slot: Int) -> UnsafeRawPointer { UnsafeRawPointer(base + slot) }
-
     /// Reads a slot's sequence number without going through this value:
     /// for a heap rebuild, which holds the heap while it asks.
     package var seqReader: (Int) -> UInt64 {
