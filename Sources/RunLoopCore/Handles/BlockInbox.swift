@@ -121,7 +121,7 @@ package struct BlockInbox: @unchecked Sendable {
         UnsafeMutableRawPointer(cell + 3).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
-    /// The overflow array's spin lock (shims.h: rl_spin_lock, which says
+    /// The overflow array's spin lock (spin_lock.h: rl_spin_lock, which says
     /// why it never sleeps): producers append under it, the consumer takes
     /// the array under it (rl_spin_lock_taker), ahead of any producer
     /// waiting.  Held for a few stores: an append, a swap.
