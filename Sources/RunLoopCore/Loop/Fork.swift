@@ -79,7 +79,7 @@ package enum Fork {
         _ = ModeName.common
         _ = Registry.shared
         _ = HotWord.detached
-        _ = Poller.spinLimitNs
+        _ = SpinBeforeSleep.limitNs
         Stripes.prepareForFork()
         // The locks, in order (see the type's comment).
         Registry.shared.lockForFork()

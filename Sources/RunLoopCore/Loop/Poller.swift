@@ -14,15 +14,9 @@ import Synchronization
 /// loop's hot word (HotWord.swift), so RLRunLoopWakeUp reads "pending" or
 /// "ignoring" without pinning the loop.
 ///
-/// Spin, then sleep: when this loop's recent waits were ended by a
-/// wake-up within `spinLimitNs`, it polls `state` for up to that long
-/// before entering epoll_wait, so a quick wake-up costs neither side a
-/// syscall nor a scheduler round trip (a cross-thread round trip drops
-/// from two wake-up latencies to two cache-line transfers).  Waits ended
-/// by a descriptor, a timer or a timeout, or longer than the limit, turn
-/// it off again, so an idle loop, a timer-driven loop or a loop fed by
-/// descriptors never spins.  RUNLOOP_SPIN_US sets the limit (default 50,
-/// or 0 when the process may run on one CPU only; 0 turns spinning off).
+/// Spin, then sleep: a loop whose recent waits were ended by quick
+/// wake-ups polls `state` (in state 4) for a while before it enters
+/// epoll_wait (SpinBeforeSleep.swift).
 ///
 /// As in CF, wake-ups are ignored while the loop is not running and from
 /// the moment it wakes until the top of its next pass: that pass looks at
@@ -81,21 +75,8 @@ package final class Poller: @unchecked Sendable {
     package static let asleep: UInt32 = 2
     package static let ignoring: UInt32 = 3
     package static let spinning: UInt32 = 4
-    /// The spin limit (ns), read once per process.  0 when the process may
-    /// run on one CPU only: the thread that would wake the loop could not
-    /// run while it spins.
-    package static let spinLimitNs: UInt64 = {
-        if let text = getenv("RUNLOOP_SPIN_US"), let us = UInt64(String(cString: text)) {
-            return min(us, 10_000) * 1_000
-        }
-        return rl_cpus_available() > 1 ? 50_000 : 0
-    }()
-    /// A moving average of how long waits took to end by a wake-up (other
-    /// endings count as long).  Loop thread only.
-    private var typicalWaitNs: UInt64 = .max / 4
-    /// Whether the last wait spun to its limit and then slept.  Loop
-    /// thread only.
-    private var spinRanOut = false
+    /// Whether and how long `wait` spins before it sleeps.  Loop thread only.
+    private var spin = SpinBeforeSleep()
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
@@ -418,8 +399,8 @@ package final class Poller: @unchecked Sendable {
             timeout = 0
         } else {
             acceptWakeUps()
-            if Self.spinLimitNs > 0 { began = Clock.monotonicNow() }
-            if !sleep(until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
+            began = SpinBeforeSleep.waitBegins()
+            if !spin.sleep(state, until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
         var n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), timeout)
         // A poll leaves the state alone: a wake-up pending stays pending,
@@ -464,15 +445,7 @@ package final class Poller: @unchecked Sendable {
         }
         if batches > 1 { for r in ready { seen[Int(r.fd) >> 6] = 0 } }
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
-        if !poll && Self.spinLimitNs > 0 {
-            let took = Clock.monotonicNow() &- began
-            // A spin that ran out counts as very long: the waker is not
-            // coming soon (or cannot run while this thread spins), so
-            // several quick waits must follow before the next spin.
-            let sample = spinRanOut ? 8 * Self.spinLimitNs
-                : wokeBy == .wakeUp ? took : max(took, 4 * Self.spinLimitNs)
-            typicalWaitNs = typicalWaitNs - typicalWaitNs / 4 + sample / 4
-        }
+        if !poll { spin.waited(since: began, byWakeUp: wokeBy == .wakeUp) }
         return ready
     }
 
@@ -494,28 +467,5 @@ package final class Poller: @unchecked Sendable {
         capacity = Self.batch
         tokens = .allocate(capacity: capacity)
         events = .allocate(capacity: capacity)
-    }
-
-    /// Moves the state to asleep (2) for epoll_wait, first spinning in
-    /// state 4 when wake-ups have been arriving quickly (see the type's
-    /// notes).  False if a wake-up is pending instead: epoll_wait must
-    /// only look.
-    private func sleep(until deadline: UInt64, began: UInt64) -> Bool {
-        spinRanOut = false
-        let limit = Self.spinLimitNs
-        if limit > 0, typicalWaitNs < limit, deadline > began &+ limit,
-           state.compareExchange(expected: Self.awake, desired: Self.spinning).exchanged {
-            let end = began + limit
-            var spins = 0
-            while state.load() == Self.spinning {
-                rl_cpu_relax()
-                spins += 1
-                if spins & 15 == 0 && Clock.monotonicNow() >= end { break }
-            }
-            let sleeps = state.compareExchange(expected: Self.spinning, desired: Self.asleep).exchanged
-            spinRanOut = sleeps
-            return sleeps
-        }
-        return state.compareExchange(expected: Self.awake, desired: Self.asleep).exchanged
     }
 }
