@@ -19,8 +19,8 @@ package struct QueuedWork {
     /// An empty overflow array swapped with the inbox's full one
     /// (BlockInbox.collect).
     private var spareOverflow: BlockInbox.OverflowArray?
-    /// Whether each list is non-empty, readable without the lock: every
-    /// mutating operation ends with `publish()`.
+    /// Whether the block lists are non-empty, readable without the lock:
+    /// every mutating operation ends with `publish()`.
     private let hints: WorkHints
 
     package init(hints: WorkHints) { self.hints = hints }
@@ -146,17 +146,16 @@ package struct QueuedWork {
 
     /// Sets the hints to what the lists hold now.
     private func publish() {
-        hints.pending.set(!pending.isEmpty)
         hints.blocks.set(!blocks.isEmpty)
         hints.overflow.set(!overflow.isEmpty)
     }
 }
 
-/// Whether a loop's queued-work lists are non-empty, readable without its
+/// Whether a loop's queued blocks are non-empty, readable without its
 /// lock: a pass skips them cheaply.  A producer sets them under the lock
-/// before its wake-up, so the pass after that wake-up sees them.
+/// before its wake-up, so the pass after that wake-up sees them.  (The
+/// signalled sources have no hint: a pass takes the lock for them.)
 package final class WorkHints: Sendable {
-    package let pending = Hint()
     package let blocks = Hint()
     package let overflow = Hint()
 

@@ -32,7 +32,6 @@ extension Loop {
     /// Performs the signalled sources of `mode` (see
     /// `performSignalledSources`); returns whether any was performed.
     private func performSignalled(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
-        guard hints.pending.isSet else { return false }
         var ready = spareSources
         spareSources = []
         lock.withLock { work.takePending(into: &ready) { pendingEntryLocked($0, mode) } }
