@@ -143,7 +143,7 @@ extension Loop {
     /// observer already running (we are in a nested run from its callout)
     /// is skipped; a non-repeating one is invalidated after its callout.
     package func notifyObservers(_ mode: Mode, _ activity: UInt) {
-        guard mode.observerHint.load(ordering: .acquiring) & activity != 0 else { return }
+        guard mayHaveWork(.observers(activity), in: mode) else { return }
         let interested: [Observer] = lock.withLock {
             guard mode.observerMask & activity != 0 else { return [] }
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }

@@ -69,12 +69,4 @@ extension Loop {
         if !queued { block.dispose() }
         return queued
     }
-
-    /// Whether a block may be queued: a cheap check with no lock, for the
-    /// loop's thread.
-    @inline(__always)
-    package var mayHaveBlocks: Bool {
-        if hints.blocks.isSet || hints.overflow.isSet { return true }
-        return inbox?.mayHaveBlocks() ?? false
-    }
 }

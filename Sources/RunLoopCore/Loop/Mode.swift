@@ -15,7 +15,7 @@ package final class Mode {
         didSet { observerHint.store(observerMask, ordering: .releasing) }
     }
     /// Copies of `observerMask` and `timers.count` readable without the
-    /// loop's lock, so a pass skips locking for what the mode lacks.
+    /// loop's lock (PassHints.swift).
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
     /// Its timers and their heap (ModeTimers.swift).

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What a loop has queued for its passes, besides timers and descriptors:
 /// signalled version-0 sources and performed blocks.
 ///
@@ -19,8 +17,8 @@ package struct QueuedWork {
     /// An empty overflow array swapped with the inbox's full one
     /// (BlockInbox.collect).
     private var spareOverflow: BlockInbox.OverflowArray?
-    /// Whether the block lists are non-empty, readable without the lock:
-    /// every mutating operation ends with `publish()`.
+    /// Whether the block lists are non-empty, readable without the lock
+    /// (PassHints.swift): every mutating operation ends with `publish()`.
     private let hints: WorkHints
 
     package init(hints: WorkHints) { self.hints = hints }
@@ -148,28 +146,5 @@ package struct QueuedWork {
     private func publish() {
         hints.blocks.set(!blocks.isEmpty)
         hints.overflow.set(!overflow.isEmpty)
-    }
-}
-
-/// Whether a loop's queued blocks are non-empty, readable without its
-/// lock: a pass skips them cheaply.  A producer sets them under the lock
-/// before its wake-up, so the pass after that wake-up sees them.  (The
-/// signalled sources have no hint: a pass takes the lock for them.)
-package final class WorkHints: Sendable {
-    package let blocks = Hint()
-    package let overflow = Hint()
-
-    package init() {}
-
-    package struct Hint: ~Copyable, Sendable {
-        private let flag = Atomic<Bool>(false)
-
-        package var isSet: Bool { flag.load(ordering: .acquiring) }
-
-        /// Stores only a change: a producer adding to a non-empty list does
-        /// not write the line the loop's thread polls.
-        package func set(_ value: Bool) {
-            if flag.load(ordering: .relaxed) != value { flag.store(value, ordering: .releasing) }
-        }
     }
 }

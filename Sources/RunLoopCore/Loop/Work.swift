@@ -7,7 +7,7 @@ extension Loop {
     /// Runs the queued blocks meant for this mode, in the order queued.
     /// Blocks queued meanwhile wait for the next call.
     package func runBlocks(_ mode: Mode) {
-        guard mayHaveBlocks else { return }
+        guard mayHaveWork(.blocks, in: mode) else { return }
         var ready = spareBlocks
         spareBlocks = []
         lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }

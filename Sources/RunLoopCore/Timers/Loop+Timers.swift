@@ -37,7 +37,7 @@ extension Loop {
     /// When the loop must wake for the mode's timers: the earliest end of
     /// a timer's window (fire date + tolerance; see ModeTimers.wakeDeadline).
     package func timerWakeDeadline(_ mode: Mode) -> UInt64 {
-        guard mode.timerHint.load(ordering: .acquiring) > 0 else { return Clock.never }
+        guard mayHaveWork(.timers, in: mode) else { return Clock.never }
         return lock.withLock { mode.timers.wakeDeadline() }
     }
 
@@ -47,7 +47,7 @@ extension Loop {
     /// new fire date keeps that date, other repeating timers continue on
     /// their original grid (skipping missed slots).
     package func fireDueTimers(_ mode: Mode) {
-        guard mode.timerHint.load(ordering: .acquiring) > 0 else { return }
+        guard mayHaveWork(.timers, in: mode) else { return }
         let now = Clock.monotonicNow()
         var due = spareDueTimers
         spareDueTimers = []
