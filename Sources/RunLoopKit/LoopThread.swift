@@ -15,12 +15,12 @@ import RunLoopCore
 /// `LoopThread` is `Sendable`: every method may be called from any thread.
 /// Dropping the last `LoopThread` of a running worker stops it.
 public final class LoopThread: Sendable {
-    private let engine: WorkerThread
+    private let engine: RunLoopCore.Thread
 
     /// Starts the thread and waits until its loop is running.  nil if the
     /// system refuses a thread or descriptors.
     public init?(name: String? = nil) {
-        guard let engine = WorkerThread.start(name: name) else { return nil }
+        guard let engine = RunLoopCore.Thread.start(name: name) else { return nil }
         self.engine = engine  // the reference `start` gives us, dropped in deinit
     }
 

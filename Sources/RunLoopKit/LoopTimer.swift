@@ -26,9 +26,9 @@ public final class LoopTimer: Sendable, Hashable, CustomStringConvertible {
     /// Called on the loop's thread each time the timer fires.
     public typealias Handler = @Sendable (LoopTimer) -> Void
 
-    let engine: RunLoopCore.LoopTimer
+    let engine: RunLoopCore.Timer
 
-    init(retaining engine: RunLoopCore.LoopTimer) {
+    init(retaining engine: RunLoopCore.Timer) {
         engine.retainRef()
         self.engine = engine
     }
@@ -39,7 +39,7 @@ public final class LoopTimer: Sendable, Hashable, CustomStringConvertible {
     public init(fireDate: Loop.AbsoluteTime, interval: Duration? = nil, order: Int = 0,
                 _ handler: @escaping Handler) {
         let seconds = interval?.seconds ?? 0
-        engine = RunLoopCore.LoopTimer(fireDate: fireDate, interval: seconds, order: order, callout: .closure { fired in
+        engine = RunLoopCore.Timer(fireDate: fireDate, interval: seconds, order: order, callout: .closure { fired in
             handler(LoopTimer(retaining: fired))
         })
         HandleTable.shared.register(engine)  // our reference

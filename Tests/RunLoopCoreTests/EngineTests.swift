@@ -161,7 +161,7 @@ extension Result {
     /// its handle refuse pins and references at once, and the last unpin
     /// finalizes it.  A pin of the library's may still become a reference.
     @Test func pinsDoNotKeepHandlesAlive() {
-        final class Probe: Handled, @unchecked Sendable {
+        final class Probe: Object, @unchecked Sendable {
             var finalized = 0
             init() { super.init(kind: .data) }
             override func finalize() { finalized += 1 }
@@ -275,15 +275,15 @@ extension Result {
     /// `after` after them (with the timers and `date`).
     private func fireFiftyTimers(offset: @escaping @Sendable (Int) -> Double,
                                  before: @escaping @Sendable (Loop) -> Void = { _ in },
-                                 after: @escaping @Sendable ([LoopTimer], Double) -> Void = { _, _ in }) -> [String] {
+                                 after: @escaping @Sendable ([Timer], Double) -> Void = { _, _ in }) -> [String] {
         let trace = Trace()
         onFreshThread {
             let loop = Registry.shared.current()!
             before(loop)
             let date = Clock.absoluteNow() + 0.02
-            var timers: [LoopTimer] = []
+            var timers: [Timer] = []
             for i in 0..<50 {
-                let t = registered(LoopTimer(fireDate: date + offset(i), interval: 0, order: 0,
+                let t = registered(Timer(fireDate: date + offset(i), interval: 0, order: 0,
                                              callout: .closure { _ in trace.add("\(i)") }))
                 _ = loop.add(.timer(t), to: .default)
                 timers.append(t)

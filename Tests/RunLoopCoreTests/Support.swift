@@ -2,6 +2,9 @@ import Foundation
 @testable import RunLoopCore
 import TestSupport
 
+/// The engine's timer (Foundation, imported too, has one of the same name).
+typealias Timer = RunLoopCore.Timer
+
 let activityNames: [UInt: String] = [
     Activity.entry: "Entry", Activity.beforeTimers: "BeforeTimers", Activity.beforeSources: "BeforeSources",
     Activity.beforeWaiting: "BeforeWaiting", Activity.afterWaiting: "AfterWaiting", Activity.exit: "Exit",
@@ -12,13 +15,13 @@ let resultNames: [RunResult: String] = [
 ]
 
 /// Engine objects, registered in the handle table as the C API does.
-func registered<T: Handled>(_ object: T) -> T {
+func registered<T: Object>(_ object: T) -> T {
     HandleTable.shared.register(object)
     return object
 }
 
-func makeTimer(in seconds: Double, interval: Double = 0, _ fire: @escaping (LoopTimer) -> Void) -> LoopTimer {
-    registered(LoopTimer(fireDate: Clock.absoluteNow() + seconds, interval: interval, order: 0,
+func makeTimer(in seconds: Double, interval: Double = 0, _ fire: @escaping (Timer) -> Void) -> Timer {
+    registered(Timer(fireDate: Clock.absoluteNow() + seconds, interval: interval, order: 0,
                          callout: .closure(fire)))
 }
 

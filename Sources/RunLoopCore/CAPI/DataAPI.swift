@@ -12,7 +12,7 @@ public func rlDataCreate(_ allocator: RLAllocatorRef?, _ bytes: UnsafePointer<UI
         reportError("RLDataCreate", .invalidArgument, "NULL bytes with length \(length)")
         return nil
     }
-    guard let data = DataBuffer.make(copying: bytes, count: length) else {
+    guard let data = Data.make(copying: bytes, count: length) else {
         reportError("RLDataCreate", .invalidArgument, "handle table full")
         return nil
     }
@@ -21,12 +21,12 @@ public func rlDataCreate(_ allocator: RLAllocatorRef?, _ bytes: UnsafePointer<UI
 
 @c(RLDataGetLength)
 public func rlDataGetLength(_ data: RLDataRef?) -> RLIndex {
-    borrow(data, as: .data, "RLDataGetLength", orElse: 0) { (d: DataBuffer) in d.count }
+    borrow(data, as: .data, "RLDataGetLength", orElse: 0) { (d: Data) in d.count }
 }
 
 @c(RLDataGetBytePtr)
 public func rlDataGetBytePtr(_ data: RLDataRef?) -> UnsafePointer<UInt8>? {
-    borrow(data, as: .data, "RLDataGetBytePtr", orElse: nil) { (d: DataBuffer) in
+    borrow(data, as: .data, "RLDataGetBytePtr", orElse: nil) { (d: Data) in
         UnsafePointer(d.bytes.assumingMemoryBound(to: UInt8.self))
     }
 }

@@ -199,21 +199,21 @@ public func rlRunLoopRemoveObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoopOb
 
 @c(RLRunLoopContainsTimer)
 public func rlRunLoopContainsTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) -> RLBoolean {
-    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopContainsTimer", orElse: 0) { (loop, t: LoopTimer, name) in
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopContainsTimer", orElse: 0) { (loop, t: Timer, name) in
         cBool(loop.contains(.timer(t), in: name))
     }
 }
 
 @c(RLRunLoopAddTimer)
 public func rlRunLoopAddTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
-    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopAddTimer", orElse: ()) { (loop, t: LoopTimer, name) in
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopAddTimer", orElse: ()) { (loop, t: Timer, name) in
         if case .failure(let failure) = loop.add(timer: t, to: name) { reportAddFailure(failure, "RLRunLoopAddTimer") }
     }
 }
 
 @c(RLRunLoopRemoveTimer)
 public func rlRunLoopRemoveTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
-    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopRemoveTimer", orElse: ()) { (loop, t: LoopTimer, name) in
+    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopRemoveTimer", orElse: ()) { (loop, t: Timer, name) in
         loop.remove(.timer(t), from: name)
     }
 }

@@ -156,7 +156,7 @@ public func rlMessagePortSendRequest(_ remote: RLMessagePortRef?, _ msgid: Int32
         }
         let outcome: RemotePort.Outcome
         if let data {
-            outcome = borrow(data, as: .data, function, orElse: .failed(PortStatus.transportError)) { (d: DataBuffer) in
+            outcome = borrow(data, as: .data, function, orElse: .failed(PortStatus.transportError)) { (d: Data) in
                 guard d.count <= PortWire.maxPayload else {
                     reportError(function, .invalidArgument, "data of \(d.count) bytes (at most \(PortWire.maxPayload))")
                     return .failed(PortStatus.transportError)

@@ -9,7 +9,7 @@ import Glibc
 /// Pins the object behind a C handle for the duration of `body`.  The pin
 /// keeps the object alive, so `body` gets it with no Swift retain/release.
 @inline(__always)
-func borrow<T: Handled, R>(_ raw: UnsafeRawPointer?, as kind: HandleKind, _ function: StaticString,
+func borrow<T: Object, R>(_ raw: UnsafeRawPointer?, as kind: HandleKind, _ function: StaticString,
                            orElse fallback: R, _ body: (T) -> R) -> R {
     let handle = UInt(bitPattern: raw)
     switch HandleTable.pin(handle, kind: kind) {
@@ -29,7 +29,7 @@ func borrowFailed(_ failure: HandleTable.LookupError, _ function: StaticString) 
 }
 
 @inline(__always)
-func borrow<T: Handled, R>(_ raw: OpaquePointer?, as kind: HandleKind, _ function: StaticString,
+func borrow<T: Object, R>(_ raw: OpaquePointer?, as kind: HandleKind, _ function: StaticString,
                            orElse fallback: R, _ body: (T) -> R) -> R {
     borrow(UnsafeRawPointer(raw), as: kind, function, orElse: fallback, body)
 }
@@ -47,7 +47,7 @@ extension HandleTable.LookupError {
 
 /// Gives a new object its handle (the caller's reference) and returns it
 /// as a C pointer; nil, with a `resources` error, when the table is full.
-func publish(_ object: Handled, _ function: StaticString) -> OpaquePointer? {
+func publish(_ object: Object, _ function: StaticString) -> OpaquePointer? {
     guard HandleTable.shared.register(object) else {
         reportError(function, .resources, "handle table full")
         return nil
@@ -83,7 +83,7 @@ func modeListArgument(_ raw: UnsafeRawPointer?, _ function: StaticString) -> Blo
 }
 
 /// The item/loop pairing shared by the Add/Remove/Contains entry points.
-func withLoopAndItem<T: Handled, R>(_ rl: RLRunLoopRef?, _ item: OpaquePointer?, as kind: HandleKind,
+func withLoopAndItem<T: Object, R>(_ rl: RLRunLoopRef?, _ item: OpaquePointer?, as kind: HandleKind,
                                     _ mode: RLRunLoopMode?, _ function: StaticString, orElse fallback: R,
                                     _ body: (Loop, T, ModeName) -> R) -> R {
     borrow(rl, as: .runLoop, function, orElse: fallback) { (loop: Loop) in

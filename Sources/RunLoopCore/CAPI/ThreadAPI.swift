@@ -4,7 +4,7 @@ import CRunLoop
 
 @c(RLThreadCreate)
 public func rlThreadCreate(_ name: UnsafePointer<CChar>?) -> RLThreadRef? {
-    guard let worker = WorkerThread.start(name: name.map { String(cString: $0) }) else {
+    guard let worker = Thread.start(name: name.map { String(cString: $0) }) else {
         reportError("RLThreadCreate", .invalidArgument, "the system refused a thread or its run loop")
         return nil
     }
@@ -13,7 +13,7 @@ public func rlThreadCreate(_ name: UnsafePointer<CChar>?) -> RLThreadRef? {
 
 @c(RLThreadGetRunLoop)
 public func rlThreadGetRunLoop(_ thread: RLThreadRef?) -> RLRunLoopRef? {
-    borrow(thread, as: .thread, "RLThreadGetRunLoop", orElse: nil) { (w: WorkerThread) in w.loop.opaque }
+    borrow(thread, as: .thread, "RLThreadGetRunLoop", orElse: nil) { (w: Thread) in w.loop.opaque }
 }
 
 @c(RLThreadPerform)
@@ -22,7 +22,7 @@ public func rlThreadPerform(_ thread: RLThreadRef?, _ fn: RLRunLoopPerformCallBa
     // The worker is pinned only to take a Swift reference: a call waiting
     // for its task holds no pin (a pin never keeps the handle alive, but
     // it delays the finalize of the last release until it goes).
-    let worker: WorkerThread? = borrow(thread, as: .thread, "RLThreadPerform", orElse: nil) { (w: WorkerThread) in w }
+    let worker: Thread? = borrow(thread, as: .thread, "RLThreadPerform", orElse: nil) { (w: Thread) in w }
     guard let worker else { return 0 }
     guard let fn else {
         reportError("RLThreadPerform", .invalidArgument, "NULL function")
@@ -35,5 +35,5 @@ public func rlThreadPerform(_ thread: RLThreadRef?, _ fn: RLRunLoopPerformCallBa
 
 @c(RLThreadStop)
 public func rlThreadStop(_ thread: RLThreadRef?) {
-    borrow(thread, as: .thread, "RLThreadStop", orElse: ()) { (w: WorkerThread) in w.stop() }
+    borrow(thread, as: .thread, "RLThreadStop", orElse: ()) { (w: Thread) in w.stop() }
 }

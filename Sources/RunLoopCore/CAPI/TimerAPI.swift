@@ -3,7 +3,7 @@ import CRunLoopShims
 
 private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _ order: RLIndex,
                        _ callout: TimerCallout, _ function: StaticString) -> RLRunLoopTimerRef? {
-    publish(LoopTimer(fireDate: fireDate, interval: interval, order: order, callout: callout), function)
+    publish(Timer(fireDate: fireDate, interval: interval, order: order, callout: callout), function)
 }
 
 @c(RLRunLoopTimerCreate)
@@ -18,7 +18,7 @@ public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbs
           finiteArgument(interval, "interval", "RLRunLoopTimerCreate") else { return nil }
     var ctx = context?.pointee ?? RLRunLoopTimerContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-    // The C callback is called directly (LoopTimer.fire), with no closure box.
+    // The C callback is called directly (Timer.fire), with no closure box.
     return makeTimer(fireDate, interval, order, .function(callout, TimerContext(ctx)), "RLRunLoopTimerCreate")
 }
 
@@ -40,12 +40,12 @@ public func rlRunLoopTimerCreateWithHandler(_ allocator: RLAllocatorRef?, _ fire
 
 @c(RLRunLoopTimerGetNextFireDate)
 public func rlRunLoopTimerGetNextFireDate(_ timer: RLRunLoopTimerRef?) -> RLAbsoluteTime {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetNextFireDate", orElse: 0) { (t: LoopTimer) in t.nextFireDate }
+    borrow(timer, as: .timer, "RLRunLoopTimerGetNextFireDate", orElse: 0) { (t: Timer) in t.nextFireDate }
 }
 
 @c(RLRunLoopTimerSetNextFireDate)
 public func rlRunLoopTimerSetNextFireDate(_ timer: RLRunLoopTimerRef?, _ fireDate: RLAbsoluteTime) {
-    borrow(timer, as: .timer, "RLRunLoopTimerSetNextFireDate", orElse: ()) { (t: LoopTimer) in
+    borrow(timer, as: .timer, "RLRunLoopTimerSetNextFireDate", orElse: ()) { (t: Timer) in
         guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerSetNextFireDate") else { return }
         t.setNextFireDate(fireDate)
     }
@@ -53,32 +53,32 @@ public func rlRunLoopTimerSetNextFireDate(_ timer: RLRunLoopTimerRef?, _ fireDat
 
 @c(RLRunLoopTimerGetInterval)
 public func rlRunLoopTimerGetInterval(_ timer: RLRunLoopTimerRef?) -> RLTimeInterval {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetInterval", orElse: 0) { (t: LoopTimer) in t.interval }
+    borrow(timer, as: .timer, "RLRunLoopTimerGetInterval", orElse: 0) { (t: Timer) in t.interval }
 }
 
 @c(RLRunLoopTimerDoesRepeat)
 public func rlRunLoopTimerDoesRepeat(_ timer: RLRunLoopTimerRef?) -> RLBoolean {
-    borrow(timer, as: .timer, "RLRunLoopTimerDoesRepeat", orElse: 0) { (t: LoopTimer) in cBool(t.repeats) }
+    borrow(timer, as: .timer, "RLRunLoopTimerDoesRepeat", orElse: 0) { (t: Timer) in cBool(t.repeats) }
 }
 
 @c(RLRunLoopTimerGetOrder)
 public func rlRunLoopTimerGetOrder(_ timer: RLRunLoopTimerRef?) -> RLIndex {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetOrder", orElse: 0) { (t: LoopTimer) in t.order }
+    borrow(timer, as: .timer, "RLRunLoopTimerGetOrder", orElse: 0) { (t: Timer) in t.order }
 }
 
 @c(RLRunLoopTimerInvalidate)
 public func rlRunLoopTimerInvalidate(_ timer: RLRunLoopTimerRef?) {
-    borrow(timer, as: .timer, "RLRunLoopTimerInvalidate", orElse: ()) { (t: LoopTimer) in t.invalidate() }
+    borrow(timer, as: .timer, "RLRunLoopTimerInvalidate", orElse: ()) { (t: Timer) in t.invalidate() }
 }
 
 @c(RLRunLoopTimerIsValid)
 public func rlRunLoopTimerIsValid(_ timer: RLRunLoopTimerRef?) -> RLBoolean {
-    borrow(timer, as: .timer, "RLRunLoopTimerIsValid", orElse: 0) { (t: LoopTimer) in cBool(t.isValid) }
+    borrow(timer, as: .timer, "RLRunLoopTimerIsValid", orElse: 0) { (t: Timer) in cBool(t.isValid) }
 }
 
 @c(RLRunLoopTimerGetContext)
 public func rlRunLoopTimerGetContext(_ timer: RLRunLoopTimerRef?, _ context: UnsafeMutablePointer<RLRunLoopTimerContext>?) {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetContext", orElse: ()) { (t: LoopTimer) in
+    borrow(timer, as: .timer, "RLRunLoopTimerGetContext", orElse: ()) { (t: Timer) in
         guard let context else {
             reportError("RLRunLoopTimerGetContext", .invalidArgument, "NULL context")
             return
@@ -91,12 +91,12 @@ public func rlRunLoopTimerGetContext(_ timer: RLRunLoopTimerRef?, _ context: Uns
 
 @c(RLRunLoopTimerGetTolerance)
 public func rlRunLoopTimerGetTolerance(_ timer: RLRunLoopTimerRef?) -> RLTimeInterval {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetTolerance", orElse: 0) { (t: LoopTimer) in t.tolerance }
+    borrow(timer, as: .timer, "RLRunLoopTimerGetTolerance", orElse: 0) { (t: Timer) in t.tolerance }
 }
 
 @c(RLRunLoopTimerSetTolerance)
 public func rlRunLoopTimerSetTolerance(_ timer: RLRunLoopTimerRef?, _ tolerance: RLTimeInterval) {
-    borrow(timer, as: .timer, "RLRunLoopTimerSetTolerance", orElse: ()) { (t: LoopTimer) in
+    borrow(timer, as: .timer, "RLRunLoopTimerSetTolerance", orElse: ()) { (t: Timer) in
         guard tolerance >= 0 else {
             reportError("RLRunLoopTimerSetTolerance", .invalidArgument, "tolerance \(tolerance) (stored as 0)")
             t.tolerance = 0

@@ -5,7 +5,7 @@ import Synchronization
 
 /// CF's CFFileDescriptor: a file descriptor whose read/write readiness is
 /// delivered, one-shot per enable, through a version-1 run loop source.
-package final class FileDescriptor: Handled, @unchecked Sendable {
+package final class FileDescriptor: Object, @unchecked Sendable {
     package static let readCallBack: UInt = 1 << 0
     package static let writeCallBack: UInt = 1 << 1
 

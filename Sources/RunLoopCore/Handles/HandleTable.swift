@@ -20,7 +20,7 @@ package enum HandleKind: UInt8, Sendable {
 /// count (in the table slot) decides the object's public lifetime: when it
 /// reaches zero the handle goes stale, and `finalize()` runs once, as soon
 /// as no C call still has the object pinned (see HandleTable).
-package class Handled: @unchecked Sendable {
+package class Object: @unchecked Sendable {
     // Declaration order is layout order: the small fields last, packed
     // into one word (8 bytes less in every object than kind-first).
 
@@ -260,7 +260,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Gives `object` a handle with one reference (the caller's).
     /// Returns false when the table is full.
     @discardableResult
-    package func register(_ object: Handled) -> Bool {
+    package func register(_ object: Object) -> Bool {
         let slot = takeSlot(forLoop: object.kind == .runLoop)
         guard let slot else {
             object.hotPointer = HotWord.own(object.initialHot).pointer
@@ -432,7 +432,7 @@ package final class HandleTable: @unchecked Sendable {
         // through the stale handle fails, and the object's own writes do.
         Self.hotPtr(page, index).pointee.store(0, ordering: .releasing)
         let address = Self.address(Self.objectPtr(page, index).pointee.load(ordering: .acquiring))!
-        let unmanaged = Unmanaged<Handled>.fromOpaque(address)
+        let unmanaged = Unmanaged<Object>.fromOpaque(address)
         let object = unmanaged.takeRetainedValue()
         object.finalize()
         // The slot is reused only after finalize: a loop closes its
@@ -521,9 +521,9 @@ package final class HandleTable: @unchecked Sendable {
     /// Adds a reference to the live object of `kind` (any kind: nil) that
     /// `raw` names, one that still has a reference, and returns it.  The
     /// caller owns the reference and must `release` it.
-    package func retain(_ raw: UInt, kind: HandleKind?) -> Result<Handled, LookupError> {
+    package func retain(_ raw: UInt, kind: HandleKind?) -> Result<Object, LookupError> {
         switch Self.addReference(raw, kind: kind, revive: false) {
-        case .pinned(let object): return .success(Unmanaged<Handled>.fromOpaque(object).takeUnretainedValue())
+        case .pinned(let object): return .success(Unmanaged<Object>.fromOpaque(object).takeUnretainedValue())
         case .failed(let failure): return .failure(failure)
         }
     }
@@ -571,11 +571,11 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// Whether the object in a slot whose count is 1 refuses to lose it
-    /// (Handled.keepsLastReference).  The caller claims that reference, so
+    /// (Object.keepsLastReference).  The caller claims that reference, so
     /// the object is alive.
     private static func keepsLastReference(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> Bool {
         guard let object = address(objectPtr(page, index).pointee.load(ordering: .acquiring)) else { return false }
-        return Unmanaged<Handled>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.keepsLastReference() }
+        return Unmanaged<Object>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.keepsLastReference() }
     }
 
     // MARK: fork (Fork.swift)

@@ -1,22 +1,22 @@
 /// Readable dumps of loops and items, in the spirit of CF's
 /// CFCopyDescription of a run loop.
-package func describe(_ object: Handled) -> String {
+package func describe(_ object: Object) -> String {
     switch object {
     case let loop as Loop: return loop.debugDescription
     case let source as Source: return source.debugDescription
     case let observer as Observer: return observer.debugDescription
-    case let timer as LoopTimer: return timer.debugDescription
+    case let timer as Timer: return timer.debugDescription
     case let array as ModeArray:
         return "<RLArray 0x\(String(array.handle, radix: 16))>(" + array.names.map(\.description).joined(separator: ", ") + ")"
     case let f as FileDescriptor:
         return header("RLFileDescriptor", f) + "{valid = \(yesNo(f.isValid)), fd = \(f.fd), enabled = "
             + "\(f.enabledCallBacks & FileDescriptor.readCallBack != 0 ? "read" : "")"
             + "\(f.enabledCallBacks & FileDescriptor.writeCallBack != 0 ? " write" : ""), closeOnInvalidate = \(yesNo(f.closeOnInvalidate))}"
-    case let data as DataBuffer:
+    case let data as Data:
         return header("RLData", data) + "{length = \(data.count)}"
     case let port as MessagePort:
         return header("RLMessagePort", port) + "{name = \(port.name ?? "(none)"), remote = \(yesNo(port.isRemote)), valid = \(yesNo(port.isValid))}"
-    case let thread as WorkerThread:
+    case let thread as Thread:
         return header("RLThread", thread) + "{stopping = \(yesNo(thread.isStopping))}"
     default: return "<unknown>"
     }
@@ -24,7 +24,7 @@ package func describe(_ object: Handled) -> String {
 
 private func yesNo(_ value: Bool) -> String { value ? "Yes" : "No" }
 
-private func header(_ type: String, _ object: Handled) -> String {
+private func header(_ type: String, _ object: Object) -> String {
     "<\(type) 0x\(String(object.handle, radix: 16))>"
 }
 
@@ -53,7 +53,7 @@ extension Observer {
     }
 }
 
-extension LoopTimer {
+extension Timer {
     package var debugDescription: String {
         let s = withSchedule { $0 }
         let remaining = s.fireDate - Clock.absoluteNow()

@@ -2,7 +2,7 @@ import CRunLoop
 import Synchronization
 
 /// Watches points of a loop's pass.  Belongs to one loop at a time.
-package final class Observer: Handled, @unchecked Sendable {
+package final class Observer: Object, @unchecked Sendable {
     package let activities: UInt
     package let repeats: Bool
     package let order: Int

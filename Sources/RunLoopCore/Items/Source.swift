@@ -111,9 +111,9 @@ package struct SourceLoops {
 /// Version 1: whenever its file descriptor is ready while the loop runs a
 /// mode holding it (level-triggered; the library never reads or closes
 /// the descriptor).  It may be in several modes of several loops.
-package final class Source: Handled, @unchecked Sendable {
+package final class Source: Object, @unchecked Sendable {
     // Declaration order is layout order.  `valid` first: a byte fits in
-    // the last word of Handled's fields (an object 16 bytes smaller in
+    // the last word of Object's fields (an object 16 bytes smaller in
     // malloc's size classes than with it after the 32-bit fields below).
     // Then what signal() and a pass read (signalSeq, loops), on the
     // object's first lines, and the callbacks after them.

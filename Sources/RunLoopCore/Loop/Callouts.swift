@@ -4,7 +4,7 @@
 /// the kind, as CF's `__CFRUNLOOP_IS_CALLING_OUT_TO_…` functions do:
 ///
 ///     my_timer_callback
-///     LoopTimer.fire()
+///     Timer.fire()
 ///     Loop.callOutToTimer(_:due:since:)
 ///     Loop.fireDueTimers(_:)
 ///     Loop.runPasses(…)
@@ -22,7 +22,7 @@ extension Loop {
     /// Fires `timer`, due at `deadline` (its lateness is counted from the
     /// callout's start).
     @inline(never)
-    package func callOutToTimer(_ timer: LoopTimer, due deadline: UInt64, since mark: inout UInt64) {
+    package func callOutToTimer(_ timer: Timer, due deadline: UInt64, since mark: inout UInt64) {
         timed(.timer, timer.handle, since: &mark) { start in
             insight.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs)
             timer.fire()

@@ -5,9 +5,9 @@ import Synchronization
 package enum ModeItem {
     case source(Source)
     case observer(Observer)
-    case timer(LoopTimer)
+    case timer(Timer)
 
-    package var object: Handled {
+    package var object: Object {
         switch self {
         case .source(let s): return s
         case .observer(let o): return o
@@ -146,7 +146,7 @@ extension Loop {
 
     /// `add` for a timer: no canonical item to look for (a timer is only
     /// ever itself), so a concrete mode goes straight to its insertion.
-    package func add(timer: LoopTimer, to name: ModeName) -> Result<Void, AddFailure> {
+    package func add(timer: Timer, to name: ModeName) -> Result<Void, AddFailure> {
         if name.isCommonModes { return add(.timer(timer), to: name) }
         var deferred = Deferred()
         let result: Result<Void, AddFailure> = lock.withLock {
@@ -182,7 +182,7 @@ extension Loop {
 
     /// Removes an item from every mode and from the common items (used by
     /// invalidation).
-    package func removeEverywhere(_ object: Handled) {
+    package func removeEverywhere(_ object: Object) {
         var deferred = Deferred()
         lock.withLock { removeEverywhereLocked(object, &deferred) }
         deferred.run()
@@ -190,8 +190,8 @@ extension Loop {
 
     /// The same with the lock held; cancel callouts and reference drops
     /// are deferred.
-    package func removeEverywhereLocked(_ object: Handled, _ deferred: inout Deferred) {
-        if let timer = object as? LoopTimer { return removeTimerEverywhereLocked(timer, &deferred) }
+    package func removeEverywhereLocked(_ object: Object, _ deferred: inout Deferred) {
+        if let timer = object as? Timer { return removeTimerEverywhereLocked(timer, &deferred) }
         if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
         switch object {
         case let s as Source: for name in modeOrder { eraseLocked(.source(s), from: name, &deferred) }
@@ -202,7 +202,7 @@ extension Loop {
 
     /// The same for a timer (no type test): it knows its modes, so no walk
     /// over every mode either.
-    package func removeTimerEverywhereLocked(_ timer: LoopTimer, _ deferred: inout Deferred) {
+    package func removeTimerEverywhereLocked(_ timer: Timer, _ deferred: inout Deferred) {
         let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
         // One stripe hold: it is still this loop's (a callout may have
         // moved it to another loop, whose lock guards its placements then),
@@ -295,7 +295,7 @@ extension Loop {
 
     /// `insertLocked` for a timer: the ownership check and the tie to this
     /// loop are one stripe hold.
-    private func insertTimerLocked(_ timer: LoopTimer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+    private func insertTimerLocked(_ timer: Timer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
         guard timer.isValid else { return .failure(.invalidItem) }
         // Tied to this loop in the same hold as the check and the read.
         let deadline: UInt64? = timer.withSchedule { s in

@@ -14,7 +14,7 @@ package final class RunFrame {
 /// A thread's run loop: its modes, common modes and common items, queued
 /// blocks and pending sources.  All of that is guarded by `lock`; only
 /// the owning thread runs passes (Iteration.swift).
-package final class Loop: Handled, @unchecked Sendable {
+package final class Loop: Object, @unchecked Sendable {
     // MARK: set once
 
     package let lock = Lock()
@@ -174,7 +174,7 @@ package final class Loop: Handled, @unchecked Sendable {
     /// after at most one more pass, which does not sleep (see `runPasses`
     /// and `outcome`).  A pass still runs queued blocks, so work queued
     /// before the call is not lost.  Used when a worker thread stops
-    /// (WorkerThread): `stop()` ends only the innermost run, so a task
+    /// (Thread): `stop()` ends only the innermost run, so a task
     /// running the loop nested (a "modal" task) would keep its thread alive.
     package func stopEveryRun() {
         // The store is published by the wake-up that follows, as a

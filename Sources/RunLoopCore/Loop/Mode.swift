@@ -85,7 +85,7 @@ package final class Mode {
 
     /// Takes a reference to `timer` and schedules it (see
     /// ModeTimers.insert); nil if the mode is full.
-    package func insertTimer(_ timer: LoopTimer, scheduleAt deadline: UInt64?) -> Int? {
+    package func insertTimer(_ timer: Timer, scheduleAt deadline: UInt64?) -> Int? {
         guard let slot = timers.insert(timer, scheduleAt: deadline) else { return nil }
         bumpTimerHint(by: 1)
         return slot
@@ -93,7 +93,7 @@ package final class Mode {
 
     /// Empties a slot and hands the mode's reference to the caller (see
     /// ModeTimers.remove).
-    package func removeTimer(slot: Int) -> Unmanaged<LoopTimer> {
+    package func removeTimer(slot: Int) -> Unmanaged<Timer> {
         let timer = timers.remove(slot: slot)
         bumpTimerHint(by: -1)
         return timer

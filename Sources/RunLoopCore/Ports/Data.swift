@@ -4,7 +4,7 @@ import Glibc
 /// requests and replies.  The bytes are malloc()ed once and freed when the
 /// last Swift reference goes (after the handle's last release), so a
 /// pointer handed out stays valid while any call still pins the object.
-package final class DataBuffer: Handled, @unchecked Sendable {
+package final class Data: Object, @unchecked Sendable {
     /// Never nil: at least one byte is allocated, so an empty buffer still
     /// has a pointer.
     package let bytes: UnsafeMutableRawPointer
@@ -20,8 +20,8 @@ package final class DataBuffer: Handled, @unchecked Sendable {
 
     /// A buffer with its handle (one reference, the caller's); nil when the
     /// handle table is full.
-    package static func make(copying source: UnsafeRawPointer?, count: Int) -> DataBuffer? {
-        let data = DataBuffer(copying: source, count: count)
+    package static func make(copying source: UnsafeRawPointer?, count: Int) -> Data? {
+        let data = Data(copying: source, count: count)
         return HandleTable.shared.register(data) ? data : nil
     }
 

@@ -14,7 +14,7 @@ package enum PortStatus {
 
 /// What local and remote message ports share (RLMessagePort): a name,
 /// validity, and the invalidation callback.
-package class MessagePort: Handled, @unchecked Sendable {
+package class MessagePort: Object, @unchecked Sendable {
     private let valid = Atomic<Bool>(true)
     /// Every name the port has had, as malloc()ed C strings: GetName's
     /// pointers stay valid until the port is destroyed.  The last is

@@ -158,7 +158,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// Calls the callout for one request; returns the encoded reply.
     private func answer(_ frame: PortWire.Frame) -> [UInt8] {
         let data = frame.payload.flatMap { payload in
-            payload.withUnsafeBytes { DataBuffer.make(copying: $0.baseAddress, count: $0.count) }
+            payload.withUnsafeBytes { Data.make(copying: $0.baseAddress, count: $0.count) }
         }
         let replyHandle = callout(opaque, frame.msgid, data?.opaque, context.info)
         data?.releaseRef()
@@ -166,7 +166,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         // The callout hands us its reference: read the bytes, release it.
         switch HandleTable.shared.retain(UInt(bitPattern: replyHandle), kind: .data) {
         case .success(let object):
-            let reply = PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: unsafeDowncast(object, to: DataBuffer.self).raw)
+            let reply = PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: unsafeDowncast(object, to: Data.self).raw)
             HandleTable.shared.release(object.handle, from: "RLMessagePortCallBack")  // our pin
             HandleTable.shared.release(object.handle, from: "RLMessagePortCallBack")  // the callout's reference
             return reply

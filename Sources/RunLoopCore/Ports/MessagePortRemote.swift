@@ -55,7 +55,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
     // MARK: sending
 
     package enum Outcome {
-        case success(DataBuffer?)
+        case success(Data?)
         case failed(Int32)
     }
 
@@ -120,7 +120,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
                 case .success(let frame?):
                     guard frame.kind == .reply, frame.seq == sequence else { continue }
                     let data = frame.payload.flatMap { payload in
-                        payload.withUnsafeBytes { DataBuffer.make(copying: $0.baseAddress, count: $0.count) }
+                        payload.withUnsafeBytes { Data.make(copying: $0.baseAddress, count: $0.count) }
                     }
                     return .done(.success(data))
                 case .success(nil):

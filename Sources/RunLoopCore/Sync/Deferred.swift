@@ -6,16 +6,16 @@ package struct Deferred {
     // exactly one, and an array would cost an allocation each time.  Each
     // entry owns a Swift reference, dropped by `run()` (which every user
     // calls exactly once) after the handle reference.
-    private var firstRelease: Unmanaged<Handled>?
+    private var firstRelease: Unmanaged<Object>?
     private var actions: [() -> Void] = []
-    private var releases: [Unmanaged<Handled>] = []
+    private var releases: [Unmanaged<Object>] = []
 
     package mutating func call(_ action: @escaping () -> Void) { actions.append(action) }
-    package mutating func release(_ object: Handled) { release(owned: Unmanaged.passRetained(object)) }
+    package mutating func release(_ object: Object) { release(owned: Unmanaged.passRetained(object)) }
     /// The same, taking over a Swift reference the caller owns (a mode's
     /// reference to a removed timer), so none is added and dropped.
-    package mutating func release<T: Handled>(owned typed: Unmanaged<T>) {
-        let object = Unmanaged<Handled>.fromOpaque(typed.toOpaque())
+    package mutating func release<T: Object>(owned typed: Unmanaged<T>) {
+        let object = Unmanaged<Object>.fromOpaque(typed.toOpaque())
         if firstRelease == nil { firstRelease = object } else { releases.append(object) }
     }
 
@@ -27,7 +27,7 @@ package struct Deferred {
     }
 
     @inline(__always)
-    private static func drop(_ object: Unmanaged<Handled>) {
+    private static func drop(_ object: Unmanaged<Object>) {
         object._withUnsafeGuaranteedRef { $0.releaseRef() }
         object.release()
     }

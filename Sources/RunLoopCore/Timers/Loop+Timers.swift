@@ -6,7 +6,7 @@ extension Loop {
 
     /// Schedules a timer at `deadline` in every mode of this loop holding
     /// it, each entry behind those already there (FIFO).  Lock held.
-    package func scheduleTimerLocked(_ timer: LoopTimer, at deadline: UInt64) {
+    package func scheduleTimerLocked(_ timer: Timer, at deadline: UInt64) {
         timer.placements.forEach { mode, slot in
             mode.timers.schedule(slot: slot, deadline: deadline)
         }
@@ -14,7 +14,7 @@ extension Loop {
 
     /// A timer's fire date changed (from any thread): schedule its new
     /// deadline in each of its modes and wake the loop so it re-arms.
-    package func timerMoved(_ timer: LoopTimer) {
+    package func timerMoved(_ timer: Timer) {
         let affectsCurrent: Bool = lock.withLock {
             // A firing timer is rescheduled after its callout (which keeps
             // the new date).  It may have left this loop meanwhile.
@@ -85,14 +85,14 @@ extension Loop {
 
     /// After a repeating timer's callout: it is scheduled again in all its
     /// modes, at the date its callout set or on its original grid.
-    private func reschedule(_ timer: LoopTimer, firedAtEpoch epoch: UInt32) {
+    private func reschedule(_ timer: Timer, firedAtEpoch epoch: UInt32) {
         let now = Clock.monotonicNow()  // to skip missed slots
         lock.withLock {
             timer.firing = false
             let next = timer.withSchedule { s -> UInt64? in
                 guard timer.isValid, s.loop === self else { return nil }
                 if s.epoch == epoch {
-                    let slots = LoopTimer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                    let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
                     if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
                 }
                 return s.deadline
@@ -105,7 +105,7 @@ extension Loop {
     /// callout moved it (as in CF): removed from its modes in one lock
     /// hold, then its info released.  Nothing to do if the callout
     /// invalidated it.
-    private func expire(_ timer: LoopTimer) {
+    private func expire(_ timer: Timer) {
         var deferred = Deferred()
         let expired: Bool = lock.withLock {
             timer.firing = false
@@ -121,7 +121,7 @@ extension Loop {
 /// A timer taken off the heap to fire in this pass, with the pass's
 /// reference to it (see fireDueTimers).
 package struct DueTimer {
-    package let timer: Unmanaged<LoopTimer>
+    package let timer: Unmanaged<Timer>
     package let deadline: UInt64
     package let epoch: UInt32
 }

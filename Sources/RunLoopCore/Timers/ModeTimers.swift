@@ -31,7 +31,7 @@ package struct ModeTimers: ~Copyable {
     /// Takes a reference to `timer` and schedules it at `deadline` (none:
     /// it is firing, and is scheduled after its callout); returns its
     /// slot, or nil if the mode holds `limit` timers already.
-    package mutating func insert(_ timer: LoopTimer, scheduleAt deadline: UInt64?) -> Int? {
+    package mutating func insert(_ timer: Timer, scheduleAt deadline: UInt64?) -> Int? {
         guard count < Self.limit else { return nil }
         count += 1
         let slot = slots.insert(.passRetained(timer))
@@ -42,7 +42,7 @@ package struct ModeTimers: ~Copyable {
     /// Empties a slot (its heap entry goes stale) and hands the mode's
     /// reference to the caller, who drops it once the loop's lock is
     /// released (a timer's last release must not run under it).
-    package mutating func remove(slot: Int) -> Unmanaged<LoopTimer> {
+    package mutating func remove(slot: Int) -> Unmanaged<Timer> {
         let timer = slots.remove(slot)
         count -= 1
         compactIfSparse()
@@ -51,9 +51,9 @@ package struct ModeTimers: ~Copyable {
 
     /// The timer in `slot`, with no reference of its own: valid while the
     /// loop's lock is held and the timer stays in the slot.
-    package func timer(at slot: Int) -> Unmanaged<LoopTimer> { slots.timer(at: slot) }
+    package func timer(at slot: Int) -> Unmanaged<Timer> { slots.timer(at: slot) }
 
-    package var all: [LoopTimer] { slots.timers }
+    package var all: [Timer] { slots.timers }
 
     /// How many timers a pass at `now` may pop at most: the heap's
     /// entries if the earliest is due (a burst sizes its list once), else 0.
@@ -113,7 +113,7 @@ package struct ModeTimers: ~Copyable {
 
     /// Removes the earliest live entry due by `now` and retires it (see
     /// unschedule); returns it with its timer.
-    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<LoopTimer>)? {
+    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<Timer>)? {
         while let top = heap.top, top.deadline <= now {
             heap.pop()
             guard isLive(top) else { continue }  // stale: dropped

@@ -106,12 +106,12 @@ package enum TimerCallout {
     /// when the context has a retain callback, as CF does).
     case function(RLRunLoopTimerCallBack, TimerContext)
     /// A Swift closure (RunLoopKit, block handlers).
-    case closure((LoopTimer) -> Void)
+    case closure((Timer) -> Void)
 }
 
 /// A timer: fires at its fire date, then every `interval` seconds if it
 /// repeats.  Belongs to one loop at a time.
-package final class LoopTimer: Handled, @unchecked Sendable {
+package final class Timer: Object, @unchecked Sendable {
     package let interval: Double
     package let order: Int
     private let action: TimerCallout

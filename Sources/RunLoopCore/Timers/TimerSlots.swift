@@ -11,7 +11,7 @@ import Glibc
 /// lock.
 package struct TimerSlots: ~Copyable {
     private struct Slot {
-        var timer: Unmanaged<LoopTimer>?
+        var timer: Unmanaged<Timer>?
         var seq: UInt64
     }
 
@@ -36,7 +36,7 @@ package struct TimerSlots: ~Copyable {
 
     /// Puts `timer` (with a reference the caller hands over) in a free
     /// slot; returns it.
-    package mutating func insert(_ timer: Unmanaged<LoopTimer>) -> Int {
+    package mutating func insert(_ timer: Unmanaged<Timer>) -> Int {
         let slot: Int
         if freeHead >= 0 {
             slot = freeHead
@@ -54,7 +54,7 @@ package struct TimerSlots: ~Copyable {
     }
 
     /// Empties `slot` and returns the reference it held.
-    package mutating func remove(_ slot: Int) -> Unmanaged<LoopTimer> {
+    package mutating func remove(_ slot: Int) -> Unmanaged<Timer> {
         assert(slot < used && base[slot].timer != nil)
         let timer = base[slot].timer!
         base[slot] = Slot(timer: nil, seq: Self.freeMark | UInt64(freeHead + 1))
@@ -63,7 +63,7 @@ package struct TimerSlots: ~Copyable {
     }
 
     @inline(__always)
-    package func timer(at slot: Int) -> Unmanaged<LoopTimer> {
+    package func timer(at slot: Int) -> Unmanaged<Timer> {
         assert(slot < used && base[slot].timer != nil)
         return base[slot].timer!
     }
@@ -88,7 +88,7 @@ package struct TimerSlots: ~Copyable {
     }
 
     /// Every timer held, in slot order.
-    package var timers: [LoopTimer] {
+    package var timers: [Timer] {
         (0 ..< used).compactMap { base[$0].timer?.takeUnretainedValue() }
     }
 

@@ -46,7 +46,7 @@ package final class Completion: @unchecked Sendable {
 /// without sleeping, so a task running the loop itself (a "modal" task)
 /// gets its runs back and can return.  The worker runs its loop again until
 /// the last task ran, then exits and is joined.
-package final class WorkerThread: Handled, @unchecked Sendable {
+package final class Thread: Object, @unchecked Sendable {
     private enum Joiner { case nobody, caller, detached }
     private struct State {
         /// No task is accepted once set.
@@ -80,12 +80,12 @@ package final class WorkerThread: Handled, @unchecked Sendable {
 
     /// Starts a worker and waits until its loop exists.  nil if the
     /// system refuses a thread or the loop's descriptors.
-    package static func start(name: String?) -> WorkerThread? {
-        let worker = WorkerThread(name: name)
+    package static func start(name: String?) -> Thread? {
+        let worker = Thread(name: name)
         var thread = pthread_t()
         let box = Unmanaged.passRetained(worker).toOpaque()
         guard pthread_create(&thread, nil, workerMain, box) == 0 else {
-            Unmanaged<WorkerThread>.fromOpaque(box).release()
+            Unmanaged<Thread>.fromOpaque(box).release()
             return nil
         }
         worker.started.wait()
@@ -191,7 +191,7 @@ package final class WorkerThread: Handled, @unchecked Sendable {
 }
 
 private func workerMain(_ box: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    let worker = Unmanaged<WorkerThread>.fromOpaque(box!).takeRetainedValue()
+    let worker = Unmanaged<Thread>.fromOpaque(box!).takeRetainedValue()
     worker.main()
     return nil
 }
