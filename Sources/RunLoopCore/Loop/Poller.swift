@@ -76,7 +76,7 @@ package final class Poller: @unchecked Sendable {
     package static let ignoring: UInt32 = 3
     package static let spinning: UInt32 = 4
     /// Whether and how long `wait` spins before it sleeps.  Loop thread only.
-    private var spin = SpinBeforeSleep()
+    private let spin = SpinBeforeSleep()
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
@@ -445,7 +445,7 @@ package final class Poller: @unchecked Sendable {
         }
         if batches > 1 { for r in ready { seen[Int(r.fd) >> 6] = 0 } }
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
-        if !poll { spin.waited(since: began, byWakeUp: wokeBy == .wakeUp) }
+        if !poll && SpinBeforeSleep.limitNs > 0 { spin.waited(since: began, byWakeUp: wokeBy == .wakeUp) }
         return ready
     }
 

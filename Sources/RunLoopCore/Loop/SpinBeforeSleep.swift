@@ -18,8 +18,11 @@ import Glibc
 /// a scheduler wake-up is slow (27 -> 3-4.5 us on a VM whose raw eventfd
 /// round trip took ~24 us; on one taking 3 us it lost ~20%).
 ///
-/// Loop thread only.
-struct SpinBeforeSleep {
+/// Loop thread only.  A class held in a `let`: its two fields are checked
+/// for exclusivity one access at a time, as they were as Poller's fields;
+/// a struct in a `var` made each call one tracked access more (design.md,
+/// "Exclusivity checks").
+final class SpinBeforeSleep {
     /// The spin limit (ns), read once per process.  0 when the process may
     /// run on one CPU only: the thread that would wake the loop could not
     /// run while it spins.
@@ -42,7 +45,7 @@ struct SpinBeforeSleep {
     /// Moves `state` to asleep (2) for epoll_wait, first spinning in
     /// state 4 when wake-ups have been arriving quickly.  False if a
     /// wake-up is pending instead: epoll_wait must only look.
-    mutating func sleep(_ state: HotWord, until deadline: UInt64, began: UInt64) -> Bool {
+    func sleep(_ state: HotWord, until deadline: UInt64, began: UInt64) -> Bool {
         ranOut = false
         let limit = Self.limitNs
         if limit > 0, typicalWaitNs < limit, deadline > began &+ limit,
@@ -62,9 +65,8 @@ struct SpinBeforeSleep {
     }
 
     /// Records how long the wait that began at `began` took, and whether
-    /// a wake-up ended it (after epoll_wait returned).
-    mutating func waited(since began: UInt64, byWakeUp: Bool) {
-        guard Self.limitNs > 0 else { return }
+    /// a wake-up ended it (after epoll_wait returned; spinning on).
+    func waited(since began: UInt64, byWakeUp: Bool) {
         let took = Clock.monotonicNow() &- began
         // A spin that ran out counts as very long: the waker is not
         // coming soon (or cannot run while this thread spins), so
