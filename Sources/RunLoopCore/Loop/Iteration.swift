@@ -136,7 +136,6 @@ extension Loop {
         return !work.hasBlocks(for: mode.name, common: commonModes, from: inbox)
     }
 
-
     // MARK: the steps
 
     /// Calls the mode's observers interested in `activity`, by order.  An

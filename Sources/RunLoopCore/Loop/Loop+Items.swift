@@ -305,11 +305,11 @@ extension Loop {
         }
         guard let deadline else { return .failure(.wrongLoop) }
         let mode = modeLocked(name)
+        let already = timer.placements.placement(in: mode) != nil
         // A firing timer is scheduled in all its modes after its callout.
-        guard timer.placements.placement(in: mode) == nil,
-              let slot = mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline) else {
+        guard !already, let slot = mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline) else {
             timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
-            return timer.placements.placement(in: mode) != nil ? .success(()) : .failure(.full)
+            return already ? .success(()) : .failure(.full)
         }
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.

@@ -8,10 +8,10 @@
 /// mode, take the signalled sources).
 package struct QueuedWork {
     /// Sources signalled since the last pass (may hold stale duplicates).
-    package private(set) var pending: [Source] = []
+    private var pending: [Source] = []
     /// Queued blocks taken from the inbox and `overflow`, in the order
     /// queued, waiting for a pass of one of their modes.
-    package private(set) var blocks: [QueuedBlock] = []
+    private var blocks: [QueuedBlock] = []
     /// Blocks queued when the loop has no inbox (the handle table was full).
     private var overflow: [QueuedBlock] = []
     /// An empty overflow array swapped with the inbox's full one
@@ -26,17 +26,11 @@ package struct QueuedWork {
     package var blockCount: Int { blocks.count + overflow.count }
 
     /// Queues a signalled source (the locked path of Source.signal).
-    package mutating func addPending(_ source: Source) {
-        pending.append(source)
-        publish()
-    }
+    package mutating func addPending(_ source: Source) { pending.append(source) }
 
     /// Puts back sources a pass took but did not perform (a run that
     /// returns after one source).
-    package mutating func addPending(_ sources: ArraySlice<Source>) {
-        pending.append(contentsOf: sources)
-        publish()
-    }
+    package mutating func addPending(_ sources: ArraySlice<Source>) { pending.append(contentsOf: sources) }
 
     /// Queues a block that has no inbox to go to.
     package mutating func addOverflow(_ block: QueuedBlock) {
@@ -46,9 +40,9 @@ package struct QueuedWork {
 
     /// Moves the blocks queued since the last call to `blocks`, in order;
     /// the signal entries among them (Source.signal) go to `pending`.  The
-    /// loop's thread only (the inbox's one consumer, see BlockInbox).
-    package mutating func collect(from inbox: BlockInbox?) {
-        defer { publish() }
+    /// loop's thread only (the inbox's one consumer, see BlockInbox).  The
+    /// callers publish the hints once they are done with the lists.
+    private mutating func collect(from inbox: BlockInbox?) {
         if let inbox, inbox.mayHaveBlocks() {
             let start = blocks.count
             if inbox.collect(into: &blocks, spare: &spareOverflow) { takeSignalEntries(from: start) }
@@ -79,7 +73,7 @@ package struct QueuedWork {
     package mutating func takeBlocks(for name: ModeName, common: [ModeName], from inbox: BlockInbox?,
                                      into ready: inout [QueuedBlock]) {
         collect(from: inbox)
-        defer { publish() }
+        defer { publish() }  // after collect, which moved the overflow
         if blocks.allSatisfy({ $0.matches(name, common: common) }) {
             swap(&ready, &blocks)  // the usual case: everything queued is for this mode
         } else {
@@ -94,6 +88,7 @@ package struct QueuedWork {
     /// Collects, then tells whether a block is queued for mode `name`.
     package mutating func hasBlocks(for name: ModeName, common: [ModeName], from inbox: BlockInbox?) -> Bool {
         collect(from: inbox)
+        defer { publish() }
         return blocks.contains { $0.matches(name, common: common) }
     }
 
@@ -103,7 +98,6 @@ package struct QueuedWork {
     /// each.
     package mutating func takePending(into ready: inout [Source], _ take: (Source) -> Bool?) {
         guard !pending.isEmpty else { return }
-        defer { publish() }
         // The usual case, one pending source: no set, no copy.
         if pending.count == 1 {
             let source = pending[0]
@@ -142,7 +136,8 @@ package struct QueuedWork {
         return (left, spareOverflow)
     }
 
-    /// Sets the hints to what the lists hold now.
+    /// Sets the hints to what the block lists hold now (the pending
+    /// sources have none).
     private func publish() {
         hints.blocks.set(!blocks.isEmpty)
         hints.overflow.set(!overflow.isEmpty)

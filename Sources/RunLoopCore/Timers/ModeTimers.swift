@@ -1,5 +1,3 @@
-import CRunLoopShims
-
 /// A mode's timers: the slots that hold them and the heap that orders
 /// their deadlines.  A timer's placement records its slot, and the slot
 /// the sequence number of its live heap entry (0: none, while it fires).

@@ -1,4 +1,3 @@
-import CRunLoopShims
 import Glibc
 
 /// A mode's timers ordered by deadline, FIFO among equal deadlines.

@@ -1,4 +1,3 @@
-import CRunLoopShims
 import Glibc
 
 /// A mode's timer slots (see ModeTimers): each holds a timer, with the mode's
