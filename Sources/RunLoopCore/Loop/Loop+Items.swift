@@ -268,7 +268,7 @@ extension Loop {
         case .source(let source):
             guard mode.sources[id] == nil else { return .success(()) }
             mode.insertSource(source)
-            if source.isVersion1 { descriptorsEditedLocked(mode) }
+            if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
             // After the sequentially consistent store of the source's
@@ -330,7 +330,7 @@ extension Loop {
         switch item {
         case .source(let source):
             guard mode.removeSource(source) else { return }
-            if source.isVersion1 { descriptorsEditedLocked(mode) }
+            if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.left() }.modes
             if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
             if source.hasCancel { deferred.call { source.cancel(self, name) } }

@@ -53,15 +53,22 @@ package final class Mode {
     /// version-1 sources.
     package func wantedDescriptors() -> [Int32: Watch] {
         var wanted: [Int32: Watch] = [:]
-        for (fd, list) in descriptorSources {
-            var watch = Watch(events: 0, sources: [])
-            for source in list where source.isValid && source.interest != 0 {
-                watch.events |= source.interest
-                watch.sources.append(source.handle)
-            }
-            if watch.events != 0 { wanted[fd] = watch }
+        for fd in descriptorSources.keys {
+            if let watch = watch(for: fd) { wanted[fd] = watch }
         }
         return wanted
+    }
+
+    /// The watch wanted for one descriptor: nil if none of the mode's
+    /// valid version-1 sources on it wants an event.
+    package func watch(for fd: Int32) -> Watch? {
+        guard let list = descriptorSources[fd] else { return nil }
+        var watch = Watch(events: 0, sources: [])
+        for source in list where source.isValid && source.interest != 0 {
+            watch.events |= source.interest
+            watch.sources.append(source.handle)
+        }
+        return watch.events != 0 ? watch : nil
     }
 
     package func insertObserver(_ observer: Observer, added: UInt64) {
