@@ -52,13 +52,27 @@ static inline int rl_errno(void) { return errno; }
 /* Waits for up to `max` (at most 256) events; fills tokens[] and events[]
  * with their data words and event masks.  timeout_ms: -1 forever, 0 poll.
  * Returns the count, or -1 (errno). */
+/* epoll_wait into `buffer`, room for `max` struct epoll_event
+ * (rl_epoll_event_size bytes each); entry i is read with
+ * rl_epoll_event_token and rl_epoll_event_mask. */
+static inline size_t rl_epoll_event_size(void) { return sizeof(struct epoll_event); }
+static inline int rl_epoll_wait_into(int epfd, void *buffer, int max, int timeout_ms) {
+    return epoll_wait(epfd, (struct epoll_event *)buffer, max, timeout_ms);
+}
+static inline uint64_t rl_epoll_event_token(const void *buffer, int i) {
+    return ((const struct epoll_event *)buffer)[i].data.u64;
+}
+static inline uint32_t rl_epoll_event_mask(const void *buffer, int i) {
+    return ((const struct epoll_event *)buffer)[i].events;
+}
+
+/* epoll_wait split into tokens and event masks: at most 256 events. */
 static inline int rl_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event evs[256];
-    if (max > 256) max = 256;
-    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    int n = rl_epoll_wait_into(epfd, evs, max > 256 ? 256 : max, timeout_ms);
     for (int i = 0; i < n; i++) {
-        tokens[i] = evs[i].data.u64;
-        events[i] = evs[i].events;
+        tokens[i] = rl_epoll_event_token(evs, i);
+        events[i] = rl_epoll_event_mask(evs, i);
     }
     return n;
 }

@@ -96,13 +96,16 @@ extension Loop {
         found.reserveCapacity(ready.count)
         var ordersDiffer = false
         var rebuilt = false
+        // One read of the mode's table for the whole burst, not one
+        // (exclusivity-checked) access per descriptor.
+        let sourcesByDescriptor = mode.descriptorSources
         for r in ready {
             if poller.isGhost(r) {
                 if !rebuilt { poller.rebuildWaitSet(ghost: r.fd) }
                 rebuilt = true
                 continue
             }
-            guard let list = mode.descriptorSources[r.fd] else { continue }
+            guard let list = sourcesByDescriptor[r.fd] else { continue }
             for source in list where source.isValid {
                 let events = r.events & (source.interest | always)
                 guard events != 0 else { continue }

@@ -58,9 +58,9 @@ package final class Poller: @unchecked Sendable {
     private static let fdTokenBase: UInt64 = 16
     private static let batch = 256
     /// epoll_wait's buffers start this small (most loops watch a handful
-    /// of descriptors) and grow to `batch` the first time one fills.
+    /// of descriptors) and grow the first time one fills (growBuffers).
     private static let initialBatch = 16
-    /// At most this many batches (16 × 256 descriptors) per pass.
+    /// At most this many batches (4,096 descriptors) per pass.
     private static let maxBatches = 16
 
     private let epollFD: Int32
@@ -80,10 +80,10 @@ package final class Poller: @unchecked Sendable {
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     private var armed: UInt64 = 0
-    /// epoll_wait's output buffers and their capacity.  Loop thread only.
+    /// epoll_wait's output buffer (struct epoll_event entries, read through
+    /// rl_epoll_event_token/mask) and its capacity.  Loop thread only.
     private var capacity = Poller.initialBatch
-    private var tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.initialBatch)
-    private var events = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.initialBatch)
+    private var buffer = Poller.allocateEvents(Poller.initialBatch)
     /// One bit per descriptor number: those reported by this call, once a
     /// batch has filled (see `wait`); all clear between calls.
     private var seen: [UInt64] = []
@@ -136,8 +136,7 @@ package final class Poller: @unchecked Sendable {
     package func shutdown() {
         guard !shut.exchange(true, ordering: .sequentiallyConsistent) else { return }
         while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
-        tokens.deallocate()
-        events.deallocate()
+        buffer.deallocate()
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         Glibc.close(timerFD)
@@ -381,8 +380,8 @@ package final class Poller: @unchecked Sendable {
 
     /// Sleeps until `deadline` (monotonic ns; `Clock.never`: no limit), a
     /// wake-up, or a watched descriptor is ready; returns the ready
-    /// descriptors (up to 16 batches per call, of 256 once a first small
-    /// one has filled; more are found by the next call).
+    /// descriptors: one batch once the buffers fit every descriptor
+    /// watched; while they grow, up to 16 (more are found by the next call).
     /// With `poll`, only looks, and leaves a pending wake-up pending.
     /// Otherwise a pending wake-up is consumed, and wake-ups are ignored
     /// from here until the next `acceptWakeUps()`.
@@ -402,7 +401,7 @@ package final class Poller: @unchecked Sendable {
             began = SpinBeforeSleep.waitBegins()
             if !spin.sleep(state, until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
-        var n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), timeout)
+        var n = rl_epoll_wait_into(epollFD, buffer, Int32(capacity), timeout)
         // A poll leaves the state alone: a wake-up pending stays pending,
         // to be consumed by the next wait that could sleep (one spare
         // pass at most).  So a loop kept busy by a flood of signals, which
@@ -414,8 +413,9 @@ package final class Poller: @unchecked Sendable {
         var batches = 1
         var wrapped = false
         while n > 0 {
-            for i in 0..<Int(n) {
-                switch tokens[i] {
+            for i in 0..<n {
+                let token = rl_epoll_event_token(buffer, i)
+                switch token {
                 case Self.wakeToken:
                     rl_drain_counter(wakeFD)
                     sawWake = true
@@ -423,7 +423,7 @@ package final class Poller: @unchecked Sendable {
                     rl_drain_counter(timerFD)
                     armed = 0
                     sawTimer = true
-                case let token:
+                default:
                     let fd = Int32(truncatingIfNeeded: (token & 0xFFFF_FFFF) - Self.fdTokenBase)
                     // Level-triggered descriptors come round again once
                     // every ready one has been reported: skip them, and
@@ -432,7 +432,7 @@ package final class Poller: @unchecked Sendable {
                         wrapped = true
                         continue
                     }
-                    ready.append(Ready(fd: fd, events: events[i], token: token))
+                    ready.append(Ready(fd: fd, events: rl_epoll_event_mask(buffer, i), token: token))
                 }
             }
             // A full batch: collect the rest now (bounded), so a burst of
@@ -441,7 +441,7 @@ package final class Poller: @unchecked Sendable {
             if batches == 1 { for r in ready { _ = markSeen(r.fd) } }
             batches += 1
             growBuffers()
-            n = rl_epoll_wait(epollFD, tokens, events, Int32(capacity), 0)
+            n = rl_epoll_wait_into(epollFD, buffer, Int32(capacity), 0)
         }
         if batches > 1 { for r in ready { seen[Int(r.fd) >> 6] = 0 } }
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
@@ -459,13 +459,20 @@ package final class Poller: @unchecked Sendable {
         return true
     }
 
-    /// Full-size buffers from now on (a batch filled up).
+    /// A buffer that holds every descriptor watched (and the wake-up and
+    /// timer descriptors), from now on: a batch filled up.  The next burst
+    /// of that size is read by one epoll_wait, with no batches to merge.
+    /// At least `batch`, at most `batch × maxBatches` entries (12 bytes each).
     private func growBuffers() {
-        guard capacity < Self.batch else { return }
-        tokens.deallocate()
-        events.deallocate()
-        capacity = Self.batch
-        tokens = .allocate(capacity: capacity)
-        events = .allocate(capacity: capacity)
+        let fit = 1 << (Int.bitWidth - (registrations.count + 1).leadingZeroBitCount)  // > count + 1, a power of 2
+        let wanted = min(max(Self.batch, fit), Self.batch * Self.maxBatches)
+        guard capacity < wanted else { return }
+        buffer.deallocate()
+        capacity = wanted
+        buffer = Self.allocateEvents(capacity)
+    }
+
+    private static func allocateEvents(_ count: Int) -> UnsafeMutableRawPointer {
+        .allocate(byteCount: count * rl_epoll_event_size(), alignment: 8)
     }
 }
