@@ -176,6 +176,41 @@ static void bench_fds(long rounds)
     free(p);
 }
 
+/* One ready descriptor among N in one epoll set: per round, write a byte
+ * to one pipe, epoll_wait, read it. */
+static void bench_fdone(long n, long rounds)
+{
+    need_fds((rlim_t)n + 64);
+    int *p = calloc((size_t)n, sizeof *p);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    for (long i = 0; i < n; i++) {
+        if ((p[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) { perror("eventfd"); exit(2); }
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+        epoll_ctl(ep, EPOLL_CTL_ADD, p[i], &ev);
+    }
+    uint64_t t0 = now_ns();
+    for (long r = 0; r < rounds; r++) {
+        long k = (r * 7919) % n;
+        if (eventfd_write(p[k], 1) != 0) { perror("write"); exit(2); }
+        int drained = 0;
+        while (!drained) {
+            struct epoll_event evs[16];
+            int got = epoll_wait(ep, evs, 16, -1);
+            for (int i = 0; i < got; i++) {
+                eventfd_t v;
+                if (eventfd_read(p[evs[i].data.u32], &v) == 0) drained = 1;
+            }
+        }
+    }
+    uint64_t t1 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "fdone%ld", n);
+    result(name, IMPL, "per_ready", (double)(t1 - t0) / (double)rounds, "ns");
+    for (long i = 0; i < n; i++) close(p[i]);
+    close(ep);
+    free(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "";
@@ -183,6 +218,7 @@ int main(int argc, char **argv)
     else if (!strcmp(w, "signal")) bench_signal((int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
     else if (!strcmp(w, "lateness")) bench_lateness(arg_long(argc, argv, 2, 500));
     else if (!strcmp(w, "fds")) bench_fds(arg_long(argc, argv, 2, 20));
+    else if (!strcmp(w, "fdone")) bench_fdone(arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
     else if (!strcmp(w, "perform") || !strcmp(w, "timers") || !strcmp(w, "sources") ||
              !strcmp(w, "idle") || !strcmp(w, "memory")) return 0;
     else { fprintf(stderr, "usage: %s pingpong|signal|lateness [args]\n", argv[0]); return 2; }

@@ -39,6 +39,7 @@
  * fastpath.h (and any FFI caller) does.
  */
 #include "bench.h"
+#include <sys/eventfd.h>
 #include <stdatomic.h>
 
 #ifdef BENCH_CF
@@ -545,6 +546,59 @@ static void *fds_thread(void *arg)
     free(p);
     return NULL;
 }
+
+/* ------------------------------------------------------------------------
+ * 5b. one ready descriptor among N registered: N eventfds (one
+ *     descriptor each, so 10,000 fit the usual limit), each a version-1
+ *     source; per round one of them (a different one each round) is
+ *     signalled and the loop runs until it was performed.  Reports the
+ *     time per round: what a pass costs with N descriptors watched.
+ * ---------------------------------------------------------------------- */
+struct fdone { long n, rounds; };
+
+static void efd_perform(void *info)
+{
+    eventfd_t v;
+    if (eventfd_read(*(int *)info, &v) == 0) g_fd_performed++;
+}
+
+static void *fdone_thread(void *arg)
+{
+    struct fdone *f = arg;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int *p = xcalloc((size_t)f->n, sizeof *p);
+    RLRunLoopSourceRef *src = xcalloc((size_t)f->n, sizeof *src);
+    for (long i = 0; i < f->n; i++) {
+        if ((p[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) { perror("eventfd"); exit(2); }
+        RLRunLoopSourceContext1 ctx = {0};
+        ctx.version = 1;
+        ctx.info = &p[i];
+        ctx.getPort = fd_port;
+        ctx.perform = efd_perform;
+        src[i] = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+        RLRunLoopAddSource(rl, src[i], MODE);
+    }
+    RLRunLoopRunInMode(MODE, 0, false);  /* the wait set is made before timing */
+    g_fd_performed = 0;
+    uint64_t t0 = now_ns();
+    for (long r = 0; r < f->rounds; r++) {
+        long k = (r * 7919) % f->n;
+        if (eventfd_write(p[k], 1) != 0) { perror("write"); exit(2); }
+        while (g_fd_performed <= r) RLRunLoopRunInMode(MODE, 1.0, true);
+    }
+    uint64_t t1 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "fdone%ld", f->n);
+    result(name, IMPL, "per_ready", (double)(t1 - t0) / (double)f->rounds, "ns");
+    for (long i = 0; i < f->n; i++) {
+        RLRunLoopSourceInvalidate(src[i]);
+        RLRelease(src[i]);
+        close(p[i]);
+    }
+    free(src);
+    free(p);
+    return NULL;
+}
 #endif
 
 /* ------------------------------------------------------------------------
@@ -740,6 +794,12 @@ int main(int argc, char **argv)
         need_fds(2 * FDS + 64);
         pthread_join(spawn(fds_thread, &rounds), NULL);
 #endif
+    } else if (!strcmp(w, "fdone")) {
+#ifndef BENCH_CF
+        struct fdone f = { arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000) };
+        need_fds((rlim_t)f.n + 64);
+        pthread_join(spawn(fdone_thread, &f), NULL);
+#endif
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
@@ -752,7 +812,7 @@ int main(int argc, char **argv)
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
         fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|hotonefn|"
-                "timers|sources|idle|lateness|memory [args]\n", argv[0]);
+                "timers|sources|fds|fdone|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -14,6 +14,7 @@
  * cached loop time.  Same command line as bench_loop.c.
  */
 #include "bench.h"
+#include <sys/eventfd.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <uv.h>
@@ -344,6 +345,48 @@ static void bench_fds(long rounds)
     free(p);
 }
 
+/* 5b. one ready descriptor among N registered ---------------------------- */
+static void fdone_ready(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    uv_os_fd_t fd;
+    eventfd_t v;
+    if (status < 0) { fprintf(stderr, "fdone: %s\n", uv_strerror(status)); exit(2); }
+    if (uv_fileno((uv_handle_t *)h, &fd) == 0 && eventfd_read(fd, &v) == 0) g_drained++;
+}
+
+static void bench_fdone(long n, long rounds)
+{
+    need_fds((rlim_t)n + 64);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    int *p = xcalloc((size_t)n, sizeof *p);
+    uv_poll_t *h = xcalloc((size_t)n, sizeof *h);
+    for (long i = 0; i < n; i++) {
+        if ((p[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) { perror("eventfd"); exit(2); }
+        uv_poll_init(&loop, &h[i], p[i]);
+        uv_poll_start(&h[i], UV_READABLE, fdone_ready);
+    }
+    uv_run(&loop, UV_RUN_NOWAIT);  /* the epoll_ctl ADDs happen before timing */
+    g_drained = 0;
+    uint64_t t0 = now_ns();
+    for (long r = 0; r < rounds; r++) {
+        long k = (r * 7919) % n;
+        if (eventfd_write(p[k], 1) != 0) { perror("write"); exit(2); }
+        while (g_drained <= r) uv_run(&loop, UV_RUN_ONCE);
+    }
+    uint64_t t1 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "fdone%ld", n);
+    result(name, IMPL, "per_ready", (double)(t1 - t0) / (double)rounds, "ns");
+    for (long i = 0; i < n; i++) uv_close((uv_handle_t *)&h[i], NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    for (long i = 0; i < n; i++) close(p[i]);
+    free(h);
+    free(p);
+}
+
 /* 6. idle ------------------------------------------------------------- */
 static void tick(uv_timer_t *t) { (void)t; }
 static void quit(uv_timer_t *t) { uv_stop(t->loop); }
@@ -430,6 +473,8 @@ int main(int argc, char **argv)
         bench_sources(arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
     } else if (!strcmp(w, "fds")) {
         bench_fds(arg_long(argc, argv, 2, 20));
+    } else if (!strcmp(w, "fdone")) {
+        bench_fdone(arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);

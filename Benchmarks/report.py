@@ -47,6 +47,8 @@ ROWS = [
     ("sources10000", "ratio_to_alone", "4. 1 of 10,000 ÷ alone, measured interleaved in one run", False),
     ("fds1000", "per_burst", "5. 1,000 fds ready at once: handle all", False),
     ("fds1000", "passes", "5. 1,000 fds ready at once: passes (epoll_waits for the floor)", None),
+    ("fdone1", "per_ready", "5b. 1 fd ready, 1 registered: wake, handle", False),
+    ("fdone10000", "per_ready", "5b. 1 fd ready of 10,000 registered", False),
     ("idle", "wakeups", "6. idle 3 s, no timer: wake-ups (observer)", None),
     ("idle", "ctxsw", "6. idle 3 s, no timer: voluntary ctx switches", None),
     ("idle", "cpu", "6. idle 3 s, no timer: CPU", None),
@@ -181,6 +183,14 @@ def targets(med):
               f"{ratio:.2f}× (median of the runs' interleaved ratios{across})")
     elif s1 and s10k:
         check("1 of 10,000 sources ≤ 1.5× the only source", s10k <= 1.5 * s1, f"{s10k / s1:.2f}×")
+    r, u, f = g("fds1000", "per_burst", "runloop"), g("fds1000", "per_burst", "uv"), g("fds1000", "per_burst", "floor")
+    if r and u:
+        check("1,000 ready fds ≤ libuv", r <= u, f"{r / u:.2f}× libuv")
+    if r and f:
+        check("1,000 ready fds ≤ 1.1× the epoll floor", r <= 1.1 * f, f"{r / f:.2f}× floor")
+    d1, d10k = g("fdone1", "per_ready", "runloop"), g("fdone10000", "per_ready", "runloop")
+    if d1 and d10k:
+        check("1 ready fd of 10,000 registered ≤ 1.2× of 1 registered", d10k <= 1.2 * d1, f"{d10k / d1:.2f}×")
     w0, w1 = g("idle", "wakeups", "runloop"), g("idle_timer", "wakeups", "runloop")
     if w0 is not None:
         check("zero wake-ups idle with no timers", w0 == 0, f"{w0:g} wake-ups")

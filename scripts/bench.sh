@@ -118,10 +118,10 @@ run_mem() {
 all="${impls[*]}"
 loops="runloop cf glib uv"
 if [[ $quick == 1 ]]; then
-  R=3; PP=5000; FLOOD=20000; FAST_FLOOD=200000; HOT=1000000; EV1=5000; EV10K=300; FIRES=200; MEM=10000
+  R=3; PP=5000; FLOOD=20000; FAST_FLOOD=200000; HOT=1000000; EV1=5000; EV10K=300; FIRES=200; MEM=10000; FDONE=5000
   TIMERS="1000 10000"; BIG=""; IDLE_IMPLS="runloop"
 else
-  R=5; PP=30000; FLOOD=200000; FAST_FLOOD=2000000; HOT=2000000; EV1=20000; EV10K=2000; FIRES=500; MEM=100000
+  R=5; PP=30000; FLOOD=200000; FAST_FLOOD=2000000; HOT=2000000; EV1=20000; EV10K=2000; FIRES=500; MEM=100000; FDONE=20000
   TIMERS="1000 10000 100000"; BIG=1000000; IDLE_IMPLS="$loops"
 fi
 
@@ -151,6 +151,9 @@ run $R "$loops" sources 1 $EV1
 run $R "$loops" sources 10000 $EV10K
 echo "5. 1,000 fds ready at once (20 bursts x $R; no CF: it has no fd sources on Linux)"
 run $R "runloop glib uv floor" fds 20
+echo "5b. 1 fd ready among 1 and 10,000 registered ($FDONE rounds x $R; eventfds)"
+run $R "runloop uv floor" fdone 1 $FDONE
+run $R "runloop uv floor" fdone 10000 $FDONE
 echo "6. idle (3.25 s each, $IDLE_IMPLS)"
 run 1 "$IDLE_IMPLS" idle 0
 run 1 "$IDLE_IMPLS" idle 1
