@@ -690,7 +690,7 @@ static void mem_report(const char *what, struct mem_sample a, struct mem_sample 
     result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
 }
 
-struct mem_loops { pthread_barrier_t before, after, exit; };
+struct mem_loops { pthread_barrier_t before, go, after, exit; };
 
 static void *mem_loop_thread(void *arg)
 {
@@ -700,6 +700,7 @@ static void *mem_loop_thread(void *arg)
      * the loop's cost only (GLib and libuv make their loops on one thread). */
     for (size_t size = 16; size <= 4096; size *= 2) free(malloc(size));
     pthread_barrier_wait(&m->before);
+    pthread_barrier_wait(&m->go);  /* after the main thread's first sample */
     X(RunLoopGetCurrent)();
     pthread_barrier_wait(&m->after);
     pthread_barrier_wait(&m->exit);
@@ -747,13 +748,16 @@ static void bench_memory(long n)
     X(RunLoopGetCurrent)();
     struct mem_loops m;
     pthread_barrier_init(&m.before, NULL, LOOPS + 1);
+    pthread_barrier_init(&m.go, NULL, LOOPS + 1);
     pthread_barrier_init(&m.after, NULL, LOOPS + 1);
     pthread_barrier_init(&m.exit, NULL, LOOPS + 1);
     pthread_t th[LOOPS];
     for (int i = 0; i < LOOPS; i++) th[i] = spawn(mem_loop_thread, &m);
     pthread_barrier_wait(&m.before);
-    /* every thread is parked: the delta is the loops' own cost */
+    /* every thread is parked: the delta is the loops' own cost (the
+     * threads make their loops only once this sample is taken) */
     struct mem_sample a = mem_now();
+    pthread_barrier_wait(&m.go);
     pthread_barrier_wait(&m.after);
     struct mem_sample b = mem_now();
     mem_report("loop", a, b, LOOPS);

@@ -15,16 +15,21 @@ package struct TimerSlots: ~Copyable {
     }
 
     private static let freeMark: UInt64 = 1 << 63
-    private var base: UnsafeMutablePointer<Slot>
-    private var capacity = 8
+    /// `noSlots` until the first insert (every loop's default mode has
+    /// slots, and most modes never hold a timer); then from malloc.
+    private var base = TimerSlots.noSlots
+    private var capacity = 0
     /// Slots ever used (the high-water mark).
     private var used = 0
     /// The first free slot, -1 for none.
     private var freeHead = -1
 
-    package init() { base = Self.resize(nil, capacity) }
+    package init() {}
 
-    deinit { free(base) }
+    deinit { if capacity > 0 { free(base) } }
+
+    /// `base` before the first insert: never read or written (`used` is 0).
+    nonisolated(unsafe) private static let noSlots = UnsafeMutablePointer<Slot>.allocate(capacity: 1)
 
     /// realloc: a large buffer grows by remapping its pages, with no copy
     /// and no page faults for what it held.
@@ -42,8 +47,8 @@ package struct TimerSlots: ~Copyable {
             freeHead = Int(base[slot].seq & ~Self.freeMark) - 1
         } else {
             if used == capacity {
-                capacity *= 2
-                base = Self.resize(base, capacity)
+                capacity = capacity == 0 ? 8 : capacity * 2
+                base = Self.resize(capacity > 8 ? base : nil, capacity)
             }
             slot = used
             used += 1
