@@ -129,16 +129,19 @@ static B_UNUSED double percentile_i64(int64_t *v, size_t n, double p)
 }
 
 /* Voluntary context switches and CPU time (µs) of the calling thread. */
+/* The calling thread's voluntary context switches and CPU time.  CPU time
+ * from CLOCK_THREAD_CPUTIME_ID, which counts up to the moment of the call:
+ * getrusage's thread times are brought up to date only at a tick or a
+ * context switch, so CPU spent before a first sample (making the loop)
+ * would be charged to the interval that ends with the next sleep. */
 struct thread_usage { long nvcsw; double cpu_us; };
 static B_UNUSED struct thread_usage thread_usage(void)
 {
     struct rusage ru;
+    struct timespec ts;
     getrusage(RUSAGE_THREAD, &ru);
-    struct thread_usage u = {
-        ru.ru_nvcsw,
-        (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)
-    };
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    struct thread_usage u = { ru.ru_nvcsw, (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3 };
     return u;
 }
 
