@@ -18,7 +18,7 @@ package final class Observer: Object, @unchecked Sendable {
     private var ownership = LoopTie()
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
-    package var firing = false
+    var firing = false
 
     package init(activities: UInt, repeats: Bool, order: Int, callout: @escaping (Observer, UInt) -> Void,
          releaseInfo: (() -> Void)?, cContext: RLRunLoopObserverContext?) {

@@ -4,10 +4,10 @@ import Synchronization
 /// A run of the loop in progress (the innermost is the last).
 package final class RunFrame {
     package let mode: Mode
-    package var stopped = false
+    var stopped = false
     /// When the run's passes began to perform signalled sources back to
     /// back (0: the last pass performed none).  See `Loop.giveWay`.
-    package var busySince: UInt64 = 0
+    var busySince: UInt64 = 0
     package init(mode: Mode) { self.mode = mode }
 }
 
@@ -30,34 +30,34 @@ package final class Loop: Object, @unchecked Sendable {
 
     // MARK: guarded by `lock`
 
-    package var modes: [ModeName: Mode] = [:]
-    package var modeOrder: [ModeName] = []
-    package var commonModes: [ModeName] = [.default]
-    package var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
-    package var commonItemOrder: [ObjectIdentifier] = []
+    var modes: [ModeName: Mode] = [:]
+    var modeOrder: [ModeName] = []
+    var commonModes: [ModeName] = [.default]
+    var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
+    var commonItemOrder: [ObjectIdentifier] = []
     /// The loop's sources that compare by context (see
     /// Source.ContextIdentity), by hash value.
-    package var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
+    var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
     /// Bumped whenever what `canonical` reads changes: an add or remove
     /// checks, under the lock, that the equal source it resolved outside
     /// the lock is still the one (see `canonical`, Loop+Items.swift).
     var equalityEpoch: UInt64 = 0
     /// Signalled version-0 sources and queued blocks (QueuedWork.swift).
-    package var work: QueuedWork
+    var work: QueuedWork
     /// Set when the loop is finalized: no ring is opened after that, since
     /// the slot is about to go to another object.
     var finalized = false
     /// The runs in progress, innermost last (pushed and popped by the
     /// loop's thread, read by any thread under the lock).
-    package var runs: [RunFrame] = []
+    var runs: [RunFrame] = []
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
-    package var isDead = false
+    var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
-    package var tearDownHandlers: [Int: () -> Void] = [:]
+    var tearDownHandlers: [Int: () -> Void] = [:]
     /// The descriptors in the poller's wait set and their events: those of
     /// the version-1 sources of the mode being run (Loop+Descriptors.swift).
-    package var watched: [Int32: Mode.Watch] = [:]
+    var watched: [Int32: Mode.Watch] = [:]
     /// Bumped whenever a version-1 source enters or leaves a mode of the
     /// loop or changes its interest.
     var descriptorEpoch: UInt64 = 0
@@ -67,17 +67,17 @@ package final class Loop: Object, @unchecked Sendable {
     var watchedFor: (mode: ObjectIdentifier, epoch: UInt64)?
     /// The last number `nextSequence` gave (observer insertion order,
     /// teardown-handler ids).
-    package var sequence: UInt64 = 0
+    var sequence: UInt64 = 0
 
     // MARK: the loop's thread only
 
     /// An emptied array with capacity, swapped with `blocks` so a pass runs
     /// queued work without allocating.
-    package var spareBlocks: [QueuedBlock] = []
+    var spareBlocks: [QueuedBlock] = []
     /// The same for the timers fired by a pass.
-    package var spareDueTimers: [DueTimer] = []
+    var spareDueTimers: [DueTimer] = []
     /// The same for the sources a pass performs.
-    package var spareSources: [Source] = []
+    var spareSources: [Source] = []
 
     // MARK: any thread, atomic
 

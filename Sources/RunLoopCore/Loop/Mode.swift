@@ -5,13 +5,13 @@ import Synchronization
 /// the loop runs in it.  Guarded by the owning loop's lock.
 package final class Mode {
     package let name: ModeName
-    package var sources: [ObjectIdentifier: Source] = [:]
+    var sources: [ObjectIdentifier: Source] = [:]
     /// The version-1 sources among `sources`, by descriptor.
-    package var descriptorSources: [Int32: [Source]] = [:]
+    var descriptorSources: [Int32: [Source]] = [:]
     /// Sorted by (order, time of addition).
-    package var observers: [(observer: Observer, added: UInt64)] = []
+    var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
-    package var observerMask: UInt = 0 {
+    var observerMask: UInt = 0 {
         didSet { observerHint.store(observerMask, ordering: .releasing) }
     }
     /// Copies of `observerMask` and `timers.count` readable without the
@@ -19,7 +19,7 @@ package final class Mode {
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
     /// Its timers and their heap (ModeTimers.swift).
-    package var timers = ModeTimers()
+    var timers = ModeTimers()
 
     package init(name: ModeName) { self.name = name }
 
@@ -46,7 +46,7 @@ package final class Mode {
     /// reused; handles, unlike object addresses, are never reused).
     package struct Watch: Equatable {
         package var events: UInt32
-        package var sources: [UInt64]
+        var sources: [UInt64]
     }
 
     /// The watches wanted for the descriptors of the mode's valid

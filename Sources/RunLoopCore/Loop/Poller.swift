@@ -69,7 +69,7 @@ package final class Poller: @unchecked Sendable {
     /// The wake-up state: the loop's hot word, handed over when the loop
     /// is registered (Loop.registered); detached (every change refused)
     /// before.  Set once, before the loop's handle is published.
-    package var state: HotWord = .detached
+    var state: HotWord = .detached
     package static let awake: UInt32 = 0
     package static let pending: UInt32 = 1
     package static let asleep: UInt32 = 2
@@ -89,7 +89,7 @@ package final class Poller: @unchecked Sendable {
     private var seen: [UInt64] = []
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
-    package private(set) var wokeBy: WakeCause? = nil
+    private(set) var wokeBy: WakeCause? = nil
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
@@ -192,7 +192,7 @@ package final class Poller: @unchecked Sendable {
     private var lostTokens: Set<UInt64> = []
     private var serial: UInt32 = 0
     /// Descriptors epoll cannot watch (EPERM), with the events wanted.
-    package private(set) var alwaysReady: [Int32: UInt32] = [:] {
+    private(set) var alwaysReady: [Int32: UInt32] = [:] {
         didSet { hasAlwaysReady.store(!alwaysReady.isEmpty, ordering: .releasing) }
     }
     /// Whether `alwaysReady` is non-empty, read by each pass without the
@@ -207,7 +207,7 @@ package final class Poller: @unchecked Sendable {
     }
     package let hasProblems = Atomic<Bool>(false)
     /// How many times the wait set was rebuilt to remove a ghost.
-    package private(set) var rebuilds = 0
+    private(set) var rebuilds = 0
 
     package func takeProblems() -> [String] {
         defer { problems = [] }

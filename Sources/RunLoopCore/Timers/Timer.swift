@@ -131,7 +131,7 @@ package final class Timer: Object, @unchecked Sendable {
     /// Guarded by the timer's stripe (see Stripes): only in `withSchedule`.
     private var schedule: TimerSchedule
     /// Guarded by the owning loop's lock (see TimerPlacements).
-    package var placements = TimerPlacements()
+    var placements = TimerPlacements()
 
     package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
