@@ -51,6 +51,8 @@
  *               CFMessagePort* (all of CFMessagePort.h, names are C
  *               strings; between threads and processes of one user) —
  *               which the real CF lacks on Linux.
+ *   Sockets     CFSocket* (all of CFSocket.h but the name registry; see the
+ *               CFSocket section at the end of this file).
  *
  * Mode-name helpers (portable: the same names also work when this header is
  * included AFTER the real <CoreFoundation/CoreFoundation.h>, see below):
@@ -71,7 +73,7 @@
  *     operations (CFStringCreate*, CFStringCompare, CFShow ...), CFEqual,
  *     CFHash, CFCopyDescription, CFGetRetainCount, mutable arrays,
  *     dictionaries, CFDate, CFData beyond the four basics, CFMachPort,
- *     CFSocket, CFNotificationCenter, Core Foundation's Objective-C and
+ *     CFNotificationCenter, Core Foundation's Objective-C and
  *     Swift bridging.  A CFMessagePort name is a C string, not a CFString.
  *   - CFSTR of anything but a string literal, and mode names built at run
  *     time with CFString functions: build the text in a char array
@@ -404,6 +406,54 @@ RUNLOOP_CFCOMPAT_INLINE const char *CFCompatModeCString(CFStringRef mode, char *
     buf[size - 1] = '\0';
     return buf;
 }
+
+/* ===========================================================================
+ * CFSocket (all of CFSocket.h but the name registry): every name is its
+ * RLSocket twin from <runloop/socket.h>.  Addresses are CFData (RLData)
+ * holding a struct sockaddr, as in CF; IPv4, IPv6 and Unix-domain sockets.
+ * ======================================================================== */
+typedef RLSocketRef CFSocketRef;
+typedef RLSocketNativeHandle CFSocketNativeHandle;
+typedef RLSocketError CFSocketError;
+typedef RLSocketCallBackType CFSocketCallBackType;
+typedef RLSocketCallBack CFSocketCallBack;
+typedef RLSocketContext CFSocketContext;
+typedef RLSocketSignature CFSocketSignature;
+#define kCFSocketSuccess               kRLSocketSuccess
+#define kCFSocketError                 kRLSocketError
+#define kCFSocketTimeout               kRLSocketTimeout
+#define kCFSocketNoCallBack            kRLSocketNoCallBack
+#define kCFSocketReadCallBack          kRLSocketReadCallBack
+#define kCFSocketAcceptCallBack        kRLSocketAcceptCallBack
+#define kCFSocketDataCallBack          kRLSocketDataCallBack
+#define kCFSocketConnectCallBack       kRLSocketConnectCallBack
+#define kCFSocketWriteCallBack         kRLSocketWriteCallBack
+#define kCFSocketAutomaticallyReenableReadCallBack   kRLSocketAutomaticallyReenableReadCallBack
+#define kCFSocketAutomaticallyReenableAcceptCallBack kRLSocketAutomaticallyReenableAcceptCallBack
+#define kCFSocketAutomaticallyReenableDataCallBack   kRLSocketAutomaticallyReenableDataCallBack
+#define kCFSocketAutomaticallyReenableWriteCallBack  kRLSocketAutomaticallyReenableWriteCallBack
+#define kCFSocketLeaveErrors           kRLSocketLeaveErrors
+#define kCFSocketCloseOnInvalidate     kRLSocketCloseOnInvalidate
+#define CFSocketGetTypeID              RLSocketGetTypeID
+#define CFSocketCreate                 RLSocketCreate
+#define CFSocketCreateWithNative       RLSocketCreateWithNative
+#define CFSocketCreateWithSocketSignature RLSocketCreateWithSocketSignature
+#define CFSocketCreateConnectedToSocketSignature RLSocketCreateConnectedToSocketSignature
+#define CFSocketSetAddress             RLSocketSetAddress
+#define CFSocketConnectToAddress       RLSocketConnectToAddress
+#define CFSocketInvalidate             RLSocketInvalidate
+#define CFSocketIsValid                RLSocketIsValid
+#define CFSocketCopyAddress            RLSocketCopyAddress
+#define CFSocketCopyPeerAddress        RLSocketCopyPeerAddress
+#define CFSocketGetContext             RLSocketGetContext
+#define CFSocketGetNative              RLSocketGetNative
+#define CFSocketCreateRunLoopSource    RLSocketCreateRunLoopSource
+#define CFSocketGetSocketFlags         RLSocketGetSocketFlags
+#define CFSocketSetSocketFlags         RLSocketSetSocketFlags
+#define CFSocketDisableCallBacks       RLSocketDisableCallBacks
+#define CFSocketEnableCallBacks        RLSocketEnableCallBacks
+#define CFSocketSendData               RLSocketSendData
+/* ======================================================== end of CFSocket */
 
 #ifdef __cplusplus
 }

@@ -652,6 +652,8 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 
 /* Message ports, data and keep-alive worker threads. */
 #include "ports.h"
+/* Sockets (CF's CFSocket). */
+#include "socket.h"
 #include "insight.h"
 /* Not included: <runloop/fastpath.h>, the opt-in inline fast paths of
  * RLRunLoopSourceSignal, RLRunLoopWakeUp and RLRunLoopSourceSignalAndWakeUp,

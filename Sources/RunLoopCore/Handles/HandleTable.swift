@@ -14,6 +14,7 @@ package enum HandleKind: UInt8, Sendable {
     case data = 7
     case thread = 8
     case fileDescriptor = 9
+    case socket = 10
 }
 
 /// An object reachable from C through a handle.  The handle's reference

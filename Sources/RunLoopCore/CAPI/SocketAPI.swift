@@ -1,0 +1,260 @@
+import CRunLoop
+import Glibc
+
+@c(RLSocketGetTypeID)
+public func rlSocketGetTypeID() -> RLTypeID { RLTypeID(HandleKind.socket.rawValue) }
+
+/// Wraps `fd` (see Socket.make), reporting failures as `function`.
+private func wrapSocket(_ fd: Int32, _ types: RLOptionFlags, _ callout: RLSocketCallBack?,
+                        _ context: UnsafePointer<RLSocketContext>?, _ function: StaticString) -> RLSocketRef? {
+    let made = Socket.make(fd: fd, callBackTypes: types) {
+        var ctx = context?.pointee ?? RLSocketContext()
+        if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
+        let info = ctx.info
+        let bridged: Socket.Callout? = callout.map { fn in
+            { s, type, address, data in fn(s.opaque, type, address?.opaque, data, info) }
+        }
+        return (bridged, ctx.release.map { fn in { fn(info) } }, ctx)
+    }
+    switch made {
+    case .created(let socket), .existing(let socket): return socket.opaque
+    case .notOpen(let code):
+        reportError(function, .invalidArgument, "descriptor \(fd) is not open (\(String(cString: strerror(code))))")
+    case .full:
+        reportError(function, .resources, "handle table full")
+    }
+    return nil
+}
+
+@c(RLSocketCreateWithNative)
+public func rlSocketCreateWithNative(_ allocator: RLAllocatorRef?, _ sock: RLSocketNativeHandle,
+                                     _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
+                                     _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
+    guard sock >= 0 else {
+        reportError("RLSocketCreateWithNative", .invalidArgument, "negative descriptor \(sock)")
+        return nil
+    }
+    return wrapSocket(sock, callBackTypes, callout, context, "RLSocketCreateWithNative")
+}
+
+@c(RLSocketCreate)
+public func rlSocketCreate(_ allocator: RLAllocatorRef?, _ protocolFamily: Int32, _ socketType: Int32,
+                           _ proto: Int32, _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
+                           _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
+    createSocket(protocolFamily, socketType, proto, callBackTypes, callout, context, "RLSocketCreate")
+}
+
+/// socket(2) with CF's defaults, then wrapped.
+private func createSocket(_ family: Int32, _ type: Int32, _ proto: Int32, _ types: RLOptionFlags,
+                          _ callout: RLSocketCallBack?, _ context: UnsafePointer<RLSocketContext>?,
+                          _ function: StaticString) -> RLSocketRef? {
+    var (family, type, proto) = (family, type, proto)
+    let stream = Int32(SOCK_STREAM.rawValue), datagram = Int32(SOCK_DGRAM.rawValue)
+    if family <= 0 { family = PF_INET }
+    if family == PF_INET || family == PF_INET6 {
+        if type <= 0 { type = stream }
+        if proto <= 0 && type == stream { proto = Int32(IPPROTO_TCP) }
+        if proto <= 0 && type == datagram { proto = Int32(IPPROTO_UDP) }
+    } else if family == PF_UNIX && type <= 0 {
+        type = stream
+    }
+    let fd = socket(family, type, max(proto, 0))
+    guard fd >= 0 else {
+        reportError(function, .invalidArgument,
+                    "socket(\(family), \(type), \(proto)) failed: \(String(cString: strerror(errno)))")
+        return nil
+    }
+    let made = wrapSocket(fd, types, callout, context, function)
+    if made == nil { close(fd) }
+    return made
+}
+
+@c(RLSocketCreateWithSocketSignature)
+public func rlSocketCreateWithSocketSignature(_ allocator: RLAllocatorRef?, _ signature: UnsafePointer<RLSocketSignature>?,
+                                              _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
+                                              _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
+    guard let signature else {
+        reportError("RLSocketCreateWithSocketSignature", .invalidArgument, "NULL signature")
+        return nil
+    }
+    let sig = signature.pointee
+    guard let s = createSocket(sig.protocolFamily, sig.socketType, sig.protocol, callBackTypes, callout, context,
+                               "RLSocketCreateWithSocketSignature") else { return nil }
+    if rlSocketSetAddress(s, sig.address) != kRLSocketSuccess {
+        rlSocketInvalidate(s)
+        rlRelease(UnsafeRawPointer(s))
+        return nil
+    }
+    return s
+}
+
+@c(RLSocketCreateConnectedToSocketSignature)
+public func rlSocketCreateConnectedToSocketSignature(_ allocator: RLAllocatorRef?,
+                                                     _ signature: UnsafePointer<RLSocketSignature>?,
+                                                     _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
+                                                     _ context: UnsafePointer<RLSocketContext>?,
+                                                     _ timeout: RLTimeInterval) -> RLSocketRef? {
+    guard let signature else {
+        reportError("RLSocketCreateConnectedToSocketSignature", .invalidArgument, "NULL signature")
+        return nil
+    }
+    let sig = signature.pointee
+    guard let s = createSocket(sig.protocolFamily, sig.socketType, sig.protocol, callBackTypes, callout, context,
+                               "RLSocketCreateConnectedToSocketSignature") else { return nil }
+    if rlSocketConnectToAddress(s, sig.address, timeout) != kRLSocketSuccess {
+        rlSocketInvalidate(s)
+        rlRelease(UnsafeRawPointer(s))
+        return nil
+    }
+    return s
+}
+
+/// The address argument's bytes, pinned for `body`; nil (reported) when
+/// the handle is bad or the data empty.
+private func withAddress<R>(_ address: RLDataRef?, _ function: StaticString, orElse fallback: R,
+                            _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    guard address != nil else {
+        reportError(function, .invalidArgument, "NULL address")
+        return fallback
+    }
+    return borrow(address, as: .data, function, orElse: fallback) { (d: Data) in
+        guard d.count > 0 else {
+            reportError(function, .invalidArgument, "empty address")
+            return fallback
+        }
+        return body(UnsafePointer(d.bytes.assumingMemoryBound(to: sockaddr.self)), socklen_t(d.count))
+    }
+}
+
+/// A valid socket's descriptor, or nil (reported) when invalid.
+private func liveDescriptor(_ s: Socket, _ function: StaticString) -> Int32? {
+    let fd = s.fd
+    guard s.isValid, fd >= 0 else {
+        reportError(function, .invalidArgument, "the socket is invalid")
+        return nil
+    }
+    return fd
+}
+
+@c(RLSocketSetAddress)
+public func rlSocketSetAddress(_ s: RLSocketRef?, _ address: RLDataRef?) -> RLSocketError {
+    borrow(s, as: .socket, "RLSocketSetAddress", orElse: kRLSocketError) { (socket: Socket) in
+        guard let fd = liveDescriptor(socket, "RLSocketSetAddress") else { return kRLSocketError }
+        return withAddress(address, "RLSocketSetAddress", orElse: kRLSocketError) { sa, length in
+            SocketIO.bindAndListen(fd, sa, length)
+        }
+    }
+}
+
+@c(RLSocketConnectToAddress)
+public func rlSocketConnectToAddress(_ s: RLSocketRef?, _ address: RLDataRef?, _ timeout: RLTimeInterval) -> RLSocketError {
+    borrow(s, as: .socket, "RLSocketConnectToAddress", orElse: kRLSocketError) { (socket: Socket) in
+        guard finiteArgument(timeout, "timeout", "RLSocketConnectToAddress"),
+              let fd = liveDescriptor(socket, "RLSocketConnectToAddress") else { return kRLSocketError }
+        return withAddress(address, "RLSocketConnectToAddress", orElse: kRLSocketError) { sa, length in
+            SocketIO.connect(fd, sa, length, timeout: timeout)
+        }
+    }
+}
+
+@c(RLSocketSendData)
+public func rlSocketSendData(_ s: RLSocketRef?, _ address: RLDataRef?, _ data: RLDataRef?,
+                             _ timeout: RLTimeInterval) -> RLSocketError {
+    borrow(s, as: .socket, "RLSocketSendData", orElse: kRLSocketError) { (socket: Socket) in
+        guard finiteArgument(timeout, "timeout", "RLSocketSendData"),
+              let fd = liveDescriptor(socket, "RLSocketSendData") else { return kRLSocketError }
+        return borrow(data, as: .data, "RLSocketSendData", orElse: kRLSocketError) { (payload: Data) in
+            if address == nil {
+                return SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
+            }
+            return borrow(address, as: .data, "RLSocketSendData", orElse: kRLSocketError) { (a: Data) in
+                a.count == 0
+                    ? SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
+                    : SocketIO.send(fd, payload.raw, to: UnsafePointer(a.bytes.assumingMemoryBound(to: sockaddr.self)),
+                                    socklen_t(a.count), timeout: timeout)
+            }
+        }
+    }
+}
+
+@c(RLSocketInvalidate)
+public func rlSocketInvalidate(_ s: RLSocketRef?) {
+    borrow(s, as: .socket, "RLSocketInvalidate", orElse: ()) { (socket: Socket) in socket.invalidate() }
+}
+
+@c(RLSocketIsValid)
+public func rlSocketIsValid(_ s: RLSocketRef?) -> RLBoolean {
+    borrow(s, as: .socket, "RLSocketIsValid", orElse: 0) { (socket: Socket) in cBool(socket.isValid) }
+}
+
+private func addressData(_ bytes: [UInt8]?, _ function: StaticString) -> RLDataRef? {
+    guard let bytes else { return nil }
+    guard let data = Data.make(copying: bytes, count: bytes.count) else {
+        reportError(function, .resources, "handle table full")
+        return nil
+    }
+    return data.opaque
+}
+
+@c(RLSocketCopyAddress)
+public func rlSocketCopyAddress(_ s: RLSocketRef?) -> RLDataRef? {
+    borrow(s, as: .socket, "RLSocketCopyAddress", orElse: nil) { (socket: Socket) in
+        addressData(socket.localAddress(), "RLSocketCopyAddress")
+    }
+}
+
+@c(RLSocketCopyPeerAddress)
+public func rlSocketCopyPeerAddress(_ s: RLSocketRef?) -> RLDataRef? {
+    borrow(s, as: .socket, "RLSocketCopyPeerAddress", orElse: nil) { (socket: Socket) in
+        addressData(socket.remoteAddress(), "RLSocketCopyPeerAddress")
+    }
+}
+
+@c(RLSocketGetContext)
+public func rlSocketGetContext(_ s: RLSocketRef?, _ context: UnsafeMutablePointer<RLSocketContext>?) {
+    borrow(s, as: .socket, "RLSocketGetContext", orElse: ()) { (socket: Socket) in
+        guard let context else {
+            reportError("RLSocketGetContext", .invalidArgument, "NULL context")
+            return
+        }
+        // CF clears the context at invalidation (its info is released).
+        context.pointee = socket.isValid ? (socket.cContext ?? RLSocketContext()) : RLSocketContext()
+    }
+}
+
+@c(RLSocketGetNative)
+public func rlSocketGetNative(_ s: RLSocketRef?) -> RLSocketNativeHandle {
+    borrow(s, as: .socket, "RLSocketGetNative", orElse: -1) { (socket: Socket) in socket.fd }
+}
+
+@c(RLSocketCreateRunLoopSource)
+public func rlSocketCreateRunLoopSource(_ allocator: RLAllocatorRef?, _ s: RLSocketRef?,
+                                        _ order: RLIndex) -> RLRunLoopSourceRef? {
+    borrow(s, as: .socket, "RLSocketCreateRunLoopSource", orElse: nil) { (socket: Socket) in
+        socket.runLoopSource(order: order)?.opaque
+    }
+}
+
+@c(RLSocketGetSocketFlags)
+public func rlSocketGetSocketFlags(_ s: RLSocketRef?) -> RLOptionFlags {
+    borrow(s, as: .socket, "RLSocketGetSocketFlags", orElse: 0) { (socket: Socket) in socket.flags }
+}
+
+@c(RLSocketSetSocketFlags)
+public func rlSocketSetSocketFlags(_ s: RLSocketRef?, _ flags: RLOptionFlags) {
+    borrow(s, as: .socket, "RLSocketSetSocketFlags", orElse: ()) { (socket: Socket) in socket.flags = flags }
+}
+
+@c(RLSocketDisableCallBacks)
+public func rlSocketDisableCallBacks(_ s: RLSocketRef?, _ callBackTypes: RLOptionFlags) {
+    borrow(s, as: .socket, "RLSocketDisableCallBacks", orElse: ()) { (socket: Socket) in
+        socket.disableCallBacks(callBackTypes)
+    }
+}
+
+@c(RLSocketEnableCallBacks)
+public func rlSocketEnableCallBacks(_ s: RLSocketRef?, _ callBackTypes: RLOptionFlags) {
+    borrow(s, as: .socket, "RLSocketEnableCallBacks", orElse: ()) { (socket: Socket) in
+        socket.enableCallBacks(callBackTypes)
+    }
+}
