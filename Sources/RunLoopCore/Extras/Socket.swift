@@ -400,7 +400,12 @@ package final class Socket: Object, @unchecked Sendable {
         Self.byDescriptor.withLock { table in
             if table[fd] === self { table[fd] = nil }
         }
-        source?.invalidate()  // leaves every loop: the descriptor is no longer watched
+        // Leaves every loop: the descriptor is no longer watched.  As CF
+        // does, the loops that held it wake, so one asleep in a mode that is
+        // now empty returns.
+        let loops = source?.holdingLoops ?? []
+        source?.invalidate()
+        for loop in loops { loop.wakeUp() }
         if flags & Self.closeOnInvalidate != 0 { closeIfStillOurs(fd) }
         gate.askRelease { releaseInfo?() }
     }

@@ -323,6 +323,8 @@ package final class Source: Object, @unchecked Sendable {
     }
 
     package var isVersion1: Bool { descriptor >= 0 }
+    /// The loops holding the source now (any thread).
+    package var holdingLoops: [Loop] { withLoops { $0.all } }
     package var interest: UInt32 { interestBits.load(ordering: .acquiring) }
 
     /// Changes the events watched on the descriptor (any thread; 0 stops
