@@ -6,6 +6,8 @@
  */
 #include <runloop/cfcompat.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 
 static void perform(void *info) { (void)info; }
 static void sched(void *info, CFRunLoopRef rl, CFRunLoopMode mode) { (void)info; (void)rl; (void)mode; }
@@ -15,6 +17,56 @@ static const void *retain(const void *info) { return info; }
 static void release(const void *info) { (void)info; }
 static void on_timer(CFRunLoopTimerRef t, void *info) { (void)t; (void)info; }
 static void on_activity(CFRunLoopObserverRef o, CFRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
+
+/* CFSocket (the CFSocket section of cfcompat.h). */
+static void on_socket(CFSocketRef s, CFSocketCallBackType type, CFDataRef address, const void *data, void *info)
+{
+    (void)s; (void)type; (void)address; (void)data; (void)info;
+}
+
+static void use_sockets(CFRunLoopRef rl, CFStringRef mode)
+{
+    CFSocketContext ctx = { 0, NULL, retain, release, NULL };
+    CFOptionFlags types = kCFSocketNoCallBack | kCFSocketReadCallBack | kCFSocketAcceptCallBack |
+                          kCFSocketDataCallBack | kCFSocketConnectCallBack | kCFSocketWriteCallBack;
+    CFSocketRef s = CFSocketCreate(kCFAllocatorDefault, PF_INET, SOCK_STREAM, 0, types, on_socket, &ctx);
+    CFSocketNativeHandle fd = CFSocketGetNative(s);
+    CFSocketRef same = CFSocketCreateWithNative(kCFAllocatorDefault, fd, kCFSocketDataCallBack, on_socket, NULL);
+    struct sockaddr sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_family = AF_INET;
+    CFDataRef address = CFDataCreate(kCFAllocatorDefault, (const uint8_t *)&sa, (CFIndex)sizeof sa);
+    CFSocketSignature sig = { PF_INET, SOCK_STREAM, 0, address };
+    CFSocketRef a = CFSocketCreateWithSocketSignature(kCFAllocatorDefault, &sig, kCFSocketAcceptCallBack, on_socket, NULL);
+    CFSocketRef b = CFSocketCreateConnectedToSocketSignature(kCFAllocatorDefault, &sig, kCFSocketNoCallBack, NULL, NULL, 1.0);
+    CFSocketError e = CFSocketSetAddress(s, address);
+    Boolean bad = e == kCFSocketError || e == kCFSocketTimeout || e == kCFSocketSuccess;
+    e = CFSocketConnectToAddress(s, address, -1.0);
+    e = CFSocketSendData(s, NULL, address, 1.0);
+    CFOptionFlags flags = CFSocketGetSocketFlags(s) | kCFSocketAutomaticallyReenableReadCallBack |
+                          kCFSocketAutomaticallyReenableAcceptCallBack | kCFSocketAutomaticallyReenableDataCallBack |
+                          kCFSocketAutomaticallyReenableWriteCallBack | kCFSocketLeaveErrors | kCFSocketCloseOnInvalidate;
+    CFSocketSetSocketFlags(s, flags);
+    CFSocketDisableCallBacks(s, kCFSocketReadCallBack);
+    CFSocketEnableCallBacks(s, kCFSocketReadCallBack);
+    CFRunLoopSourceRef src = CFSocketCreateRunLoopSource(kCFAllocatorDefault, s, 0);
+    if (src) {
+        CFRunLoopAddSource(rl, src, mode);
+        CFRelease(src);
+    }
+    CFDataRef local = CFSocketCopyAddress(s), peer = CFSocketCopyPeerAddress(s);
+    if (local) CFRelease(local);
+    if (peer) CFRelease(peer);
+    CFSocketGetContext(s, &ctx);
+    CFSocketCallBackType t = kCFSocketDataCallBack;
+    printf("%d %d %d %lu %lu\n", bad, (int)e, CFSocketIsValid(s), (unsigned long)t, (unsigned long)CFSocketGetTypeID());
+    if (a) CFRelease(a);
+    if (b) CFRelease(b);
+    if (same) CFRelease(same);
+    CFRelease(address);
+    CFSocketInvalidate(s);
+    CFRelease(s);
+}
 
 int main(void)
 {
@@ -91,5 +143,6 @@ int main(void)
     CFRelease(o);
     CFRelease(t);
     if (0) CFRunLoopRun();
+    if (0) use_sockets(rl, mode);
     return 0;
 }

@@ -170,10 +170,11 @@ RLSocketRef RLSocketCreateWithSocketSignature(RLAllocatorRef allocator, const RL
  * step fails. */
 RLSocketRef RLSocketCreateConnectedToSocketSignature(RLAllocatorRef allocator, const RLSocketSignature *signature, RLOptionFlags callBackTypes, RLSocketCallBack callout, const RLSocketContext *context, RLTimeInterval timeout);
 
-/* Binds the socket to `address` (an RLData holding a struct sockaddr) and,
- * for a connection-oriented socket, listens (backlog 256).  Returns
- * kRLSocketSuccess, or kRLSocketError when bind fails (the errno is named
- * in the error channel) or the socket is invalid.  NULL or empty address:
+/* Binds the socket to `address` (an RLData holding a struct sockaddr) and
+ * listens (backlog 256; a socket that cannot listen, such as a datagram
+ * socket, is just bound).  Returns kRLSocketSuccess, or kRLSocketError
+ * when bind fails (errno is left as bind(2) set it: an answer, not
+ * reported) or the socket is invalid (reported).  NULL or empty address:
  * error. */
 RLSocketError RLSocketSetAddress(RLSocketRef s, RLDataRef address);
 /* Connects to `address`.  timeout > 0: waits at most that long
@@ -182,8 +183,8 @@ RLSocketError RLSocketSetAddress(RLSocketRef s, RLDataRef address);
  * kRLSocketSuccess at once, and the connect callback (if the socket has
  * one and its source is in a loop) reports the outcome.  The socket's
  * blocking mode is as before afterwards.  kRLSocketError when the
- * connection fails or the socket is invalid; NaN timeout or a NULL or
- * empty address: error. */
+ * connection fails (errno says why; not reported) or the socket is invalid
+ * (reported); NaN timeout or a NULL or empty address: error. */
 RLSocketError RLSocketConnectToAddress(RLSocketRef s, RLDataRef address, RLTimeInterval timeout);
 /* Sends all of `data` (to `address` when not NULL and not empty: sendto,
  * for datagram sockets), waiting for room at most `timeout` seconds
