@@ -7,6 +7,8 @@
 #
 #   example_<name>        examples/<name>.c built and run; output must equal
 #                         examples/expected/<name>.txt          (label examples)
+#   ported_socky          examples/ported/socky, a CF program built through
+#                         cfcompat.h, run and checked          (label examples)
 #   consumer_install      cmake --install into <build>/consumer/prefix
 #   consumer_pkgconfig    Tests/consumer/c built with `pkg-config runloop`
 #   consumer_find_package Tests/consumer/c built with find_package(runloop)
@@ -43,6 +45,25 @@ foreach(_rl_example IN LISTS RUNLOOP_EXAMPLES)
     set_tests_properties(example_${_rl_name} PROPERTIES LABELS examples TIMEOUT 60)
   endif()
 endforeach()
+# ---- ported CF programs (examples/ported/, docs/porting.md) --------------
+# Real programs written for CF's run loop, built against runloop through
+# cfcompat.h (examples/ported/include/CoreFoundation/CoreFoundation.h
+# forwards to it).  The flags stand in for what Darwin's headers and
+# Xcode's defaults gave the original (docs/porting.md lists them).
+if(RUNLOOP_BUILD_EXAMPLES AND EXISTS "${_rl_src}/examples/ported/socky/main.c")
+  add_executable(ported_socky "${_rl_src}/examples/ported/socky/main.c")
+  set_target_properties(ported_socky PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
+  target_include_directories(ported_socky PRIVATE "${_rl_src}/examples/ported/include")
+  target_compile_options(ported_socky PRIVATE -include arpa/inet.h -Wno-deprecated
+    -Wno-incompatible-pointer-types)
+  target_link_libraries(ported_socky PRIVATE runloop)
+  if(RUNLOOP_BUILD_TESTS)
+    add_test(NAME ported_socky
+      COMMAND bash "${_rl_src}/examples/ported/socky/check_socky.sh" "$<TARGET_FILE:ported_socky>")
+    set_tests_properties(ported_socky PROPERTIES LABELS examples TIMEOUT 120)
+  endif()
+endif()
+
 if(TEST example_jank_monitor)
   # it measures how long a pass takes: keep the other tests off the cores
   set_tests_properties(example_jank_monitor PROPERTIES RUN_SERIAL ON)

@@ -55,7 +55,12 @@ static void use_sockets(CFRunLoopRef rl, CFStringRef mode)
         CFRelease(src);
     }
     CFDataRef local = CFSocketCopyAddress(s), peer = CFSocketCopyPeerAddress(s);
-    if (local) CFRelease(local);
+    if (local) {
+        uint8_t back[128];
+        CFIndex n = CFDataGetLength(local);
+        CFDataGetBytes(local, CFRangeMake(0, n < 128 ? n : 128), back);
+        CFRelease(local);
+    }
     if (peer) CFRelease(peer);
     CFSocketGetContext(s, &ctx);
     CFSocketCallBackType t = kCFSocketDataCallBack;

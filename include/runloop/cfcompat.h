@@ -51,8 +51,9 @@
  *               CFMessagePort* (all of CFMessagePort.h, names are C
  *               strings; between threads and processes of one user) —
  *               which the real CF lacks on Linux.
- *   Sockets     CFSocket* (all of CFSocket.h but the name registry; see the
- *               CFSocket section at the end of this file).
+ *   Sockets     CFSocket* (all of CFSocket.h but the name registry) and
+ *               CFRange, CFRangeMake, CFDataGetBytes for their addresses;
+ *               see the CFSocket section at the end of this file.
  *
  * Mode-name helpers (portable: the same names also work when this header is
  * included AFTER the real <CoreFoundation/CoreFoundation.h>, see below):
@@ -453,6 +454,35 @@ typedef RLSocketSignature CFSocketSignature;
 #define CFSocketDisableCallBacks       RLSocketDisableCallBacks
 #define CFSocketEnableCallBacks        RLSocketEnableCallBacks
 #define CFSocketSendData               RLSocketSendData
+
+/* CFData access used with socket addresses: CFRange, CFRangeMake and
+ * CFDataGetBytes (copies range.length bytes from range.location into
+ * buffer; a range outside the data copies only the part inside it, where
+ * CF would assert). */
+#ifndef RUNLOOP_CFCOMPAT_HAVE_CFRANGE
+#define RUNLOOP_CFCOMPAT_HAVE_CFRANGE 1
+typedef struct {
+    CFIndex location;
+    CFIndex length;
+} CFRange;
+
+RUNLOOP_CFCOMPAT_INLINE CFRange CFRangeMake(CFIndex location, CFIndex length)
+{
+    CFRange range;
+    range.location = location;
+    range.length = length;
+    return range;
+}
+#endif
+
+RUNLOOP_CFCOMPAT_INLINE void CFDataGetBytes(CFDataRef theData, CFRange range, uint8_t *buffer)
+{
+    CFIndex total = RLDataGetLength(theData);
+    const uint8_t *bytes = RLDataGetBytePtr(theData);
+    if (bytes == NULL || buffer == NULL || range.location < 0 || range.length <= 0 || range.location >= total) return;
+    if (range.length > total - range.location) range.length = total - range.location;
+    memcpy(buffer, bytes + range.location, (size_t)range.length);
+}
 /* ======================================================== end of CFSocket */
 
 #ifdef __cplusplus
