@@ -20,7 +20,11 @@
  *      unless kRLSocketAutomaticallyReenableWriteCallBack.
  *   E. Connect failures: a background connect to a closed port gives the
  *      connect callback ECONNREFUSED (and no write callback); a blocking one
- *      returns kRLSocketError; a datagram socket sends to an address.
+ *      returns kRLSocketError; with kRLSocketLeaveErrors the callout sees no
+ *      error and SO_ERROR is left to read; a datagram socket sends to an
+ *      address.
+ *   F. 1 MiB sent with SendData from another thread arrives whole and in
+ *      order, in data callouts of at most 32 KiB.
  */
 #include "harness.h"
 
@@ -387,6 +391,23 @@ static void failures_and_datagrams(void)
     RLSocketInvalidate(c);
     RLRelease(c);
 
+    /* kRLSocketLeaveErrors: the library does not read SO_ERROR, so the
+     * callout sees "no error" (and the write callback follows); the error
+     * is still there for the program to read. */
+    c = RLSocketCreate(NULL, PF_INET, SOCK_STREAM, 0, kRLSocketConnectCallBack | kRLSocketWriteCallBack,
+                       connect_cb, NULL);
+    RLSocketSetSocketFlags(c, kRLSocketLeaveErrors | kRLSocketCloseOnInvalidate);
+    TRACE("E: leave errors, background connect to a closed port: %d", (int)RLSocketConnectToAddress(c, closed, -1));
+    add(c);
+    RLRunLoopRunInMode(M, 5.0, 0);
+    RLRunLoopRunInMode(M, 0.2, 1);  /* the write callback of the same round already ran */
+    int soerr = 0;
+    socklen_t soerr_len = sizeof soerr;
+    getsockopt(RLSocketGetNative(c), SOL_SOCKET, SO_ERROR, &soerr, &soerr_len);
+    TRACE("E: SO_ERROR left for the program: %s", soerr == ECONNREFUSED ? "ECONNREFUSED" : "other");
+    RLSocketInvalidate(c);
+    RLRelease(c);
+
     c = RLSocketCreate(NULL, PF_INET, SOCK_STREAM, 0, kRLSocketNoCallBack, NULL, NULL);
     errno = 0;
     RLSocketError e = RLSocketConnectToAddress(c, closed, 0);
@@ -413,6 +434,54 @@ static void failures_and_datagrams(void)
     RLRelease(rx);
 }
 
+/* ---- F: a bulk transfer from another thread ------------------------------------ */
+
+enum { BULK = 1 << 20 };
+static size_t bulk_got, bulk_chunks, bulk_largest;
+static uint32_t bulk_sum;
+static void bulk_data(RLSocketRef s, RLSocketCallBackType type, RLDataRef a, const void *d, void *i)
+{
+    RLDataRef data = (RLDataRef)d;
+    size_t n = (size_t)RLDataGetLength(data);
+    const uint8_t *p = RLDataGetBytePtr(data);
+    for (size_t k = 0; k < n; k++) bulk_sum = bulk_sum * 31 + p[k];
+    bulk_got += n;
+    bulk_chunks++;
+    if (n > bulk_largest) bulk_largest = n;
+    if (bulk_got == BULK) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void *bulk_sender(void *arg)
+{
+    uint8_t *buf = malloc(BULK);
+    for (size_t k = 0; k < BULK; k++) buf[k] = (uint8_t)(k * 7 + 3);
+    RLDataRef d = data_of(buf, BULK);
+    free(buf);
+    CHECK(RLSocketSendData((RLSocketRef)arg, NULL, d, 30.0) == kRLSocketSuccess);
+    RLRelease(d);
+    return NULL;
+}
+
+static void bulk_transfer(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    RLSocketRef rx = RLSocketCreateWithNative(NULL, sv[0], kRLSocketDataCallBack, bulk_data, NULL);
+    RLSocketRef tx = RLSocketCreateWithNative(NULL, sv[1], kRLSocketNoCallBack, NULL, NULL);
+    add(rx);
+    pthread_t t = start_thread(bulk_sender, tx);
+    RLRunLoopRunResult r = RLRunLoopRunInMode(M, 30.0, 0);
+    pthread_join(t, NULL);
+    uint32_t want = 0;
+    for (size_t k = 0; k < BULK; k++) want = want * 31 + (uint8_t)(k * 7 + 3);
+    TRACE("F: 1 MiB from another thread: %s, all bytes in order: %s, chunks of at most 32 KiB: %s", result_name(r),
+          yes_no(bulk_got == BULK && bulk_sum == want), yes_no(bulk_largest <= 32768 && bulk_chunks >= 32));
+    RLSocketInvalidate(rx);
+    RLSocketInvalidate(tx);
+    RLRelease(rx);
+    RLRelease(tx);
+}
+
 static void scenario(void)
 {
     echo_over(AF_INET);
@@ -421,6 +490,7 @@ static void scenario(void)
     flags_and_properties();
     reenable();
     failures_and_datagrams();
+    bulk_transfer();
 }
 
 int main(void)
