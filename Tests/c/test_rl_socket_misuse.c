@@ -197,9 +197,11 @@ static void e_callout(RLSocketRef s, RLSocketCallBackType t, RLDataRef a, const 
     close(fd);
     /* the number is reused at once, by a pipe */
     CHECK(pipe(e_pipe) == 0);
-    CHECK(dup2(e_pipe[0], fd) == fd);
-    close(e_pipe[0]);
-    e_pipe[0] = fd;
+    if (e_pipe[0] != fd) {
+        CHECK(dup2(e_pipe[0], fd) == fd);
+        close(e_pipe[0]);
+        e_pipe[0] = fd;
+    }
     TRACE("E: descriptor closed in the callout, its number reused by a pipe");
 }
 
@@ -214,6 +216,11 @@ static void close_in_callout(void)
     TRACE("E: run %s, callouts %d", result_name(r), e_callouts);
     RLRunLoopRunInMode(M, 0.05, 1);
     TRACE("E: later run returned, callouts %d", e_callouts);
+    RLSocketRef fresh = RLSocketCreateWithNative(NULL, e_pipe[0], kRLSocketNoCallBack, NULL, NULL);
+    TRACE("E: CreateWithNative of the reused number: a new socket %s", yes_no(fresh != NULL && fresh != s));
+    RLSocketSetSocketFlags(fresh, 0);  /* the pipe is closed below */
+    RLSocketInvalidate(fresh);
+    RLRelease(fresh);
     errors = 0;
     RLSocketInvalidate(s);
     TRACE("E: invalidation reported: %s, code %d, names the reuse: %s", yes_no(errors == 1), (int)last_code,

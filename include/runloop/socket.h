@@ -156,7 +156,9 @@ RLTypeID RLSocketGetTypeID(void);
 RLSocketRef RLSocketCreate(RLAllocatorRef allocator, int32_t protocolFamily, int32_t socketType, int32_t protocol, RLOptionFlags callBackTypes, RLSocketCallBack callout, const RLSocketContext *context);
 /* Wraps an existing socket (caller releases).  As in CF, a descriptor that
  * already has a valid RLSocket gives that socket (one more reference; the
- * callback types, callout and context passed are ignored).  A negative
+ * callback types, callout and context passed are ignored) — unless the
+ * number now names another file (closed behind that socket's back and
+ * reused), which gets a new socket.  A negative
  * descriptor, or one that is not open: error, NULL.  Any pollable
  * descriptor works (socketpair ends, pipes); callbacks start enabled once
  * the source is added to a loop. */

@@ -101,7 +101,10 @@ package final class Socket: Object, @unchecked Sendable {
                              makeInfo: () -> (Callout?, (() -> Void)?, RLSocketContext?)) -> Made {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .notOpen(errno) }
+        // The same file still: a number closed behind its socket's back and
+        // reused names another one, which gets a socket of its own.
         if let existing = byDescriptor.withLock({ $0[fd] }), existing.isValid,
+           existing.identity == (UInt(st.st_dev), UInt(st.st_ino)),
            case .success = HandleTable.shared.retain(UInt(existing.handle), kind: .socket) {
             return .existing(existing)
         }
@@ -248,7 +251,7 @@ package final class Socket: Object, @unchecked Sendable {
         }
         let read = readFired ? readSide(fd) : .nothing
 
-        var acceptedFd: Int32 = -1
+        var acceptedOwned = false  // the callout got the accepted descriptor
         var invalidateAfter = false
         _ = gate.callOut({
             var calledOut = false
@@ -269,6 +272,7 @@ package final class Socket: Object, @unchecked Sendable {
                     calledOut = true
                 case .accepted(var newFd, let peer):
                     withUnsafePointer(to: &newFd) { call(Self.acceptType, address: peer, data: UnsafeRawPointer($0)) }
+                    acceptedOwned = callout != nil
                     calledOut = true
                 case .data(let bytes, let address, let eof):
                     if let data = Data.make(copying: bytes, count: bytes.count) {
@@ -280,14 +284,14 @@ package final class Socket: Object, @unchecked Sendable {
                     calledOut = true
                     invalidateAfter = eof
                 }
-            } else if case .accepted(let newFd, _) = read {
-                acceptedFd = newFd  // the socket went away: nobody owns it
             }
             if callBackTypes & Self.writeType != 0 && writeFired && errorCode == 0 && (!calledOut || isValid) {
                 call(Self.writeType, address: nil, data: nil)
             }
         }, release: { releaseInfo?() })
-        if acceptedFd >= 0 { close(acceptedFd) }
+        // Nobody took the accepted connection (no callout, or the socket
+        // was invalidated before it): close it rather than leak it.
+        if case .accepted(let newFd, _) = read, !acceptedOwned { close(newFd) }
         if invalidateAfter { invalidate() }
 
         // Re-arm what fired, as the flags say (a spurious read stays armed).
