@@ -9,6 +9,8 @@
 #                         examples/expected/<name>.txt          (label examples)
 #   ported_socky          examples/ported/socky, a CF program built through
 #                         cfcompat.h, run and checked          (label examples)
+#   ported_dispatch_cf_main  libdispatch's dispatch_cf_main, unchanged, against
+#                         runloop (and the real CF when found) (label examples)
 #   consumer_install      cmake --install into <build>/consumer/prefix
 #   consumer_pkgconfig    Tests/consumer/c built with `pkg-config runloop`
 #   consumer_find_package Tests/consumer/c built with find_package(runloop)
@@ -62,6 +64,46 @@ if(RUNLOOP_BUILD_EXAMPLES AND EXISTS "${_rl_src}/examples/ported/socky/main.c")
       COMMAND bash "${_rl_src}/examples/ported/socky/check_socky.sh" "$<TARGET_FILE:ported_socky>")
     set_tests_properties(ported_socky PROPERTIES LABELS examples TIMEOUT 120)
   endif()
+endif()
+
+# dispatch_cf_main (libdispatch's test of its main queue under CFRunLoopRun),
+# unchanged: clang -fblocks, the toolchain's libdispatch, the harness shims
+# of examples/ported/dispatch_cf_main/shims.  With the real CF available
+# (cmake/Conformance.cmake) the same source is also built against it, and
+# both must print expected.txt.
+set(_rl_dcm "${_rl_src}/examples/ported/dispatch_cf_main")
+if(RUNLOOP_BUILD_EXAMPLES AND RUNLOOP_BUILD_TESTS AND RUNLOOP_CLANG AND RUNLOOP_BLOCKS_RUNTIME
+   AND EXISTS "${RUNLOOP_SWIFT_RUNTIME_DIR}/libdispatch.so" AND EXISTS "${_rl_dcm}/dispatch_cf_main.c")
+  get_filename_component(_rl_dcm_blocks "${RUNLOOP_BLOCKS_RUNTIME}" DIRECTORY)
+  get_filename_component(_rl_dcm_swift_inc "${RUNLOOP_SWIFT_RUNTIME_DIR}/.." ABSOLUTE)
+  set(_rl_dcm_flags -std=gnu11 -fblocks -gdwarf-4 -O1 -Wall -Wextra "-I${_rl_dcm}/shims")
+  set(_rl_dcm_libs "-L${RUNLOOP_SWIFT_RUNTIME_DIR}" "-L${_rl_dcm_blocks}" -ldispatch -lBlocksRuntime -lpthread)
+  set(_rl_dcm_exe "${PROJECT_BINARY_DIR}/ported_dispatch_cf_main")
+  add_custom_command(OUTPUT "${_rl_dcm_exe}"
+    COMMAND "${RUNLOOP_CLANG}" ${_rl_dcm_flags} "-I${_rl_src}/examples/ported/include" "-I${_rl_src}/include"
+      -isystem "${_rl_dcm_swift_inc}" "${_rl_dcm}/dispatch_cf_main.c" -o "${_rl_dcm_exe}"
+      "$<TARGET_FILE:runloop>" ${_rl_dcm_libs}
+      "-Wl,-rpath,$<TARGET_FILE_DIR:runloop>:${RUNLOOP_SWIFT_RUNTIME_DIR}:${_rl_dcm_blocks}"
+    DEPENDS "${_rl_dcm}/dispatch_cf_main.c" "${_rl_dcm}/shims/bsdtests.h" "${_rl_dcm}/shims/dispatch_test.h"
+      "${_rl_src}/examples/ported/include/CoreFoundation/CoreFoundation.h" runloop
+    COMMENT "Building ported dispatch_cf_main against runloop (cfcompat.h)" VERBATIM)
+  set(_rl_dcm_outputs "${_rl_dcm_exe}")
+  set(_rl_dcm_cf_arg "")
+  if(RUNLOOP_FOUNDATION_LIBRARY)
+    set(_rl_dcm_cf_exe "${PROJECT_BINARY_DIR}/ported_dispatch_cf_main.cf")
+    add_custom_command(OUTPUT "${_rl_dcm_cf_exe}"
+      COMMAND "${RUNLOOP_CLANG}" ${_rl_dcm_flags} -isystem "${_rl_dcm_swift_inc}"
+        "${_rl_dcm}/dispatch_cf_main.c" -o "${_rl_dcm_cf_exe}" -lFoundation ${_rl_dcm_libs}
+        "-Wl,-rpath,${RUNLOOP_SWIFT_RUNTIME_DIR}:${_rl_dcm_blocks}"
+      DEPENDS "${_rl_dcm}/dispatch_cf_main.c" "${_rl_dcm}/shims/bsdtests.h" "${_rl_dcm}/shims/dispatch_test.h"
+      COMMENT "Building ported dispatch_cf_main against CoreFoundation" VERBATIM)
+    list(APPEND _rl_dcm_outputs "${_rl_dcm_cf_exe}")
+    set(_rl_dcm_cf_arg "${_rl_dcm_cf_exe}")
+  endif()
+  add_custom_target(ported_dispatch_cf_main_exe ALL DEPENDS ${_rl_dcm_outputs})
+  add_test(NAME ported_dispatch_cf_main
+    COMMAND bash "${_rl_dcm}/check_dispatch_cf_main.sh" "${_rl_dcm_exe}" "${_rl_dcm}/expected.txt" ${_rl_dcm_cf_arg})
+  set_tests_properties(ported_dispatch_cf_main PROPERTIES LABELS examples TIMEOUT 120)
 endif()
 
 if(TEST example_jank_monitor)
