@@ -73,8 +73,41 @@ static void use_sockets(CFRunLoopRef rl, CFStringRef mode)
     CFRelease(s);
 }
 
+/* The canonical CFMessagePort callback, as Apple's samples write it. */
+static CFDataRef on_message(CFMessagePortRef local, SInt32 msgid, CFDataRef data, void *info)
+{
+    (void)local;
+    (void)info;
+    const UInt8 *bytes = data ? CFDataGetBytePtr(data) : NULL;
+    CFIndex length = data ? CFDataGetLength(data) : 0;
+    UInt8 reply[2] = { (UInt8)msgid, (UInt8)(bytes && length > 0 ? bytes[0] : 0) };
+    return CFDataCreate(kCFAllocatorDefault, reply, (CFIndex)sizeof reply);
+}
+
+/* Every MacTypes integer the header provides, at its CF size. */
+static int mactypes_sizes(void)
+{
+    UInt8 u8 = 0; SInt8 s8 = 0; UInt16 u16 = 0; SInt16 s16 = 0; UInt32 u32 = 0; SInt32 s32 = 0;
+    UInt64 u64 = 0; SInt64 s64 = 0; Float32 f32 = 0; Float64 f64 = 0; Byte b = 0; SignedByte sb = 0;
+    UniChar uc = 0; UTF8Char c8 = 0; UTF16Char c16 = 0; UTF32Char c32 = 0; OSStatus st = 0; OSErr err = 0;
+    OSType type = 0; FourCharCode four = 0; Boolean yes = TRUE;
+    return (int)(sizeof u8 + sizeof s8 + sizeof b + sizeof sb + sizeof c8 == 5 &&
+                 sizeof u16 + sizeof s16 + sizeof uc + sizeof c16 + sizeof err == 10 &&
+                 sizeof u32 + sizeof s32 + sizeof c32 + sizeof st + sizeof type + sizeof four + sizeof f32 == 28 &&
+                 sizeof u64 + sizeof s64 + sizeof f64 == 24 && yes);
+}
+
 int main(void)
 {
+    CFMessagePortContext pctx = { 0, NULL, NULL, NULL, NULL };
+    Boolean should_free = FALSE;
+    CFMessagePortRef port = CFMessagePortCreateLocal(kCFAllocatorDefault, CFSTR("syntax.port"), on_message,
+                                                     &pctx, &should_free);
+    if (port) {
+        CFMessagePortInvalidate(port);
+        CFRelease(port);
+    }
+    if (!mactypes_sizes()) return 1;
     CFRunLoopRef rl = CFRunLoopGetCurrent();
     CFRunLoopRef main_rl = CFRunLoopGetMain();
     CFIndex order = 0;

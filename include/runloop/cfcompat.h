@@ -28,6 +28,13 @@
  *   Constants   kCFRunLoopDefaultMode, kCFRunLoopCommonModes,
  *               kCFRunLoopRunFinished/Stopped/TimedOut/HandledSource, the
  *               activity flags kCFRunLoopEntry ... kCFRunLoopAllActivities.
+ *   MacTypes    UInt8, SInt8, UInt16, SInt16, UInt32, SInt32, UInt64,
+ *               SInt64, Float32, Float64, Byte, SignedByte, UniChar,
+ *               UniCharCount, UTF8Char, UTF16Char, UTF32Char, OSStatus,
+ *               OSErr, FourCharCode, OSType: the types of CF on Linux
+ *               (CFBase.h).  Not defined when <MacTypes.h> came first
+ *               (__MACTYPES__) or when RUNLOOP_CFCOMPAT_NO_MACTYPES is
+ *               defined before this header (bring your own then).
  *   Basics      Boolean, TRUE, FALSE, CFIndex, CFOptionFlags, CFHashCode,
  *               CFTypeID, CFTypeRef, CFTimeInterval, CFAbsoluteTime,
  *               CFAbsoluteTimeGetCurrent, CFRetain, CFRelease, CFGetTypeID,
@@ -106,6 +113,7 @@
 #define RUNLOOP_CFCOMPAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -166,6 +174,37 @@ RUNLOOP_CFCOMPAT_INLINE const char *CFCompatModeCString(CFStringRef mode, char *
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* --- MacTypes integers ---------------------------------------------------- */
+/* Apple's fixed-size names (MacTypes.h; CF on Linux defines the same in
+ * CFBase.h, with the same types).  Skipped when MacTypes.h was included
+ * first (__MACTYPES__) or when RUNLOOP_CFCOMPAT_NO_MACTYPES is defined
+ * (a program or library with names of its own: it then provides them).
+ * Boolean is CF's, defined below in any case. */
+#if !defined(__MACTYPES__) && !defined(RUNLOOP_CFCOMPAT_NO_MACTYPES) && !defined(RUNLOOP_CFCOMPAT_MACTYPES)
+#define RUNLOOP_CFCOMPAT_MACTYPES 1
+typedef unsigned char UInt8;
+typedef signed char SInt8;
+typedef unsigned short UInt16;
+typedef signed short SInt16;
+typedef unsigned int UInt32;
+typedef signed int SInt32;
+typedef uint64_t UInt64;
+typedef int64_t SInt64;
+typedef SInt32 OSStatus;
+typedef SInt16 OSErr;
+typedef float Float32;
+typedef double Float64;
+typedef UInt8 Byte;
+typedef SInt8 SignedByte;
+typedef unsigned short UniChar;
+typedef unsigned long UniCharCount;
+typedef UInt32 UTF32Char;
+typedef UInt16 UTF16Char;
+typedef UInt8 UTF8Char;
+typedef UInt32 FourCharCode;
+typedef FourCharCode OSType;
 #endif
 
 /* --- basic types ---------------------------------------------------------- */
