@@ -11,7 +11,9 @@
 # Tests/conformance/expected/<stem>.runloop file is a documented divergence
 # (docs/conformance.md): only runloop runs, against that trace.
 # conformance_cfcompat_* compile Tests/conformance/cfcompat_syntax.c with
-# gcc -std=c99, g++, clang -fblocks (C, C++) and against the real CF.
+# gcc -std=c99, g++, clang -fblocks (C, C++) and against the real CF;
+# conformance_cfcompat_uncovered checks that CF names outside cfcompat.h's
+# surface are compile-time errors (Tests/conformance/uncovered.sh).
 # conformance_summary runs last and prints
 #   conformance: N/N scenarios identical to CoreFoundation
 # (also written to <build>/conformance/summary.txt).
@@ -64,6 +66,15 @@ if(RUNLOOP_CLANG)
     list(APPEND _conf_syntax_tests conformance_cfcompat_real_cf)
   endif()
 endif()
+# CF names cfcompat.h does not cover fail to compile with a message naming
+# them (gcc and, when found, the toolchain clang; C and C++).
+set(_conf_uncovered_cc "${CMAKE_C_COMPILER}")
+if(RUNLOOP_CLANG)
+  list(APPEND _conf_uncovered_cc "${RUNLOOP_CLANG}")
+endif()
+add_test(NAME conformance_cfcompat_uncovered
+  COMMAND bash "${_conf_src}/uncovered.sh" "${CMAKE_CURRENT_SOURCE_DIR}/include" ${_conf_uncovered_cc})
+list(APPEND _conf_syntax_tests conformance_cfcompat_uncovered)
 set_tests_properties(${_conf_syntax_tests} PROPERTIES LABELS conformance TIMEOUT 60)
 
 # The differential suite needs the real CF.

@@ -108,6 +108,22 @@ int main(void)
         CFRelease(port);
     }
     if (!mactypes_sizes()) return 1;
+    /* mode names made at run time, compared, printed, released */
+    char built[32];
+    snprintf(built, sizeof built, "mode-%d", 7);
+    CFStringRef made = CFStringCreateWithCString(kCFAllocatorDefault, built, kCFStringEncodingUTF8);
+    CFStringRef copy = CFStringCreateCopy(kCFAllocatorDefault, made);
+    CFRetain(copy);
+    CFRelease(copy);
+    char text[64];
+    const char *p = CFStringGetCStringPtr(made, kCFStringEncodingUTF8);
+    if (p == NULL && CFStringGetCString(made, text, (CFIndex)sizeof text, kCFStringEncodingUTF8)) p = text;
+    CFIndex room = CFStringGetMaximumSizeForEncoding(CFStringGetLength(made), kCFStringEncodingUTF8) + 1;
+    CFComparisonResult order_of = CFStringCompare(made, CFSTR("MODE-7"), kCFCompareCaseInsensitive);
+    if (CFEqual(made, copy) && order_of == kCFCompareEqualTo && room > 0 && p)
+        CFRunLoopRunInMode(copy, 0, TRUE);
+    CFRelease(made);
+    CFRelease(copy);
     CFRunLoopRef rl = CFRunLoopGetCurrent();
     CFRunLoopRef main_rl = CFRunLoopGetMain();
     CFIndex order = 0;

@@ -42,9 +42,21 @@
  *               ignored; any value may be passed).
  *   Strings     CFStringRef is `const char *`: mode names are C strings.
  *               CFSTR("name") gives a mode name (string literals only, as in
- *               CF).  CFStringGetCString(s, buf, size, encoding) and
- *               CFStringGetCStringPtr(s, encoding) read a mode name (any
- *               encoding constant is accepted; the text is the UTF-8 given).
+ *               CF).  Names made at run time: CFStringCreateWithCString
+ *               (alloc, cstr, kCFStringEncodingUTF8 or ASCII) and
+ *               CFStringCreateCopy return the library's interned copy
+ *               (RLModeNameCreate): usable wherever a CFSTR is, equal
+ *               texts give one pointer, CFRetain/CFRelease accept it (the
+ *               name lives for the rest of the process, so releasing it
+ *               while a loop runs in it is harmless; for mode and port
+ *               names, not for text in bulk).  CFEqual (mode names by
+ *               text, sources by CF's context rule, other objects by
+ *               identity: RLEqual), CFStringCompare (bytes; the flag
+ *               kCFCompareCaseInsensitive folds ASCII), CFStringGetLength
+ *               (bytes: CF's count for ASCII), CFStringGetMaximumSizeFor-
+ *               Encoding, CFStringGetCString(s, buf, size, encoding) and
+ *               CFStringGetCStringPtr(s, encoding) (never NULL here; any
+ *               encoding constant is accepted, the text is the UTF-8 given).
  *   Arrays      CFArrayRef, CFArrayGetCount, CFArrayGetValueAtIndex and
  *               CFArrayGetTypeID on what CFRunLoopCopyAllModes returns;
  *               CFArrayCreate(alloc, values, n, &kCFTypeArrayCallBacks)
@@ -66,9 +78,9 @@
  * included AFTER the real <CoreFoundation/CoreFoundation.h>, see below):
  *   Boolean CFCompatModeEqual(CFStringRef a, CFStringRef b)
  *       true when both name the same mode (equal text); two NULLs are
- *       equal, NULL and a name are not.  Use it instead of `a == b`
- *       (runloop's names are compared by value, CF's are CFString objects)
- *       and instead of CFEqual (not covered).
+ *       equal, NULL and a name are not.  Use it (or CFEqual, for names
+ *       that are not NULL) instead of `a == b` (runloop's names are
+ *       compared by value, CF's are CFString objects).
  *   const char *CFCompatModeCString(CFStringRef mode, char *buf, size_t size)
  *       copies the mode's name (truncated to size - 1 bytes, always
  *       NUL-terminated) into buf and returns buf; "(null)" for NULL.  For
@@ -77,19 +89,24 @@
  * ----------------------------------------------------------------------------
  * Not covered (does not compile, or means something else)
  * ----------------------------------------------------------------------------
- *   - Any other CoreFoundation type or function: CFString creation and
- *     operations (CFStringCreate*, CFStringCompare, CFShow ...), CFEqual,
+ *   - Any other CoreFoundation type or function: other CFString
+ *     functions (CFStringCreateWithFormat, mutable strings, CFShow ...),
  *     CFHash, CFCopyDescription, CFGetRetainCount, mutable arrays,
- *     dictionaries, CFDate, CFData beyond the four basics, CFMachPort,
- *     CFNotificationCenter, Core Foundation's Objective-C and
- *     Swift bridging.  A CFMessagePort name is a C string, not a CFString.
- *   - CFSTR of anything but a string literal, and mode names built at run
- *     time with CFString functions: build the text in a char array
- *     instead (runloop copies the name when it is given).
+ *     dictionaries, CFNumber, CFDate, CFData beyond the four basics,
+ *     CFMachPort, CFNotificationCenter, CFURL, CFBundle, Core Foundation's
+ *     Objective-C and Swift bridging.  The most common of these are
+ *     declared unavailable: using one is a compile-time error naming it
+ *     ("CFShow is not covered by <runloop/cfcompat.h>"); define
+ *     RUNLOOP_CFCOMPAT_ALLOW_UNCOVERED to bring your own.  A CFMessagePort
+ *     name is a C string (CFSTR or a made name), not a CFString object.
+ *   - CFSTR of anything but a string literal (as in CF).
+ *   - Strings in encodings that are not UTF-8 compatible, and
+ *     CFStringGetCStringPtr returning NULL (CF code that handles NULL by
+ *     falling back to CFStringGetCString works unchanged).
  *   - The contexts' copyDescription member: runloop's returns a malloc()ed
  *     `char *`, CF's a CFStringRef.  Leave it NULL in portable code.
  *   - Comparing mode names with `==`: works in CF for the constants only,
- *     and never reliably in runloop; use CFCompatModeEqual.
+ *     and never reliably in runloop; use CFEqual or CFCompatModeEqual.
  *   - CFArrayCreate of anything but mode names, callbacks other than
  *     kCFTypeArrayCallBacks / NULL (ignored: names are copied anyway).
  *   - Behaviour where runloop follows Apple's documentation and the Linux
@@ -261,6 +278,70 @@ RUNLOOP_CFCOMPAT_INLINE const char *CFStringGetCStringPtr(CFStringRef str, CFStr
     return str;
 }
 
+/* --- strings made at run time (mode names) -------------------------------- */
+/* A run-time CFString is the library's interned copy of its text (see
+ * RLModeNameCreate): equal texts give the same pointer, it lives for the
+ * rest of the process, CFRetain/CFRelease accept it and do nothing, and a
+ * loop running in it is not affected by its release.  The allocator is
+ * ignored; the encoding must be UTF-8 compatible (ASCII, UTF-8; the bytes
+ * are kept as given).  NULL on bad input (NULL text, over 1024 bytes). */
+RUNLOOP_CFCOMPAT_INLINE CFStringRef CFStringCreateWithCString(CFAllocatorRef alloc, const char *cStr,
+                                                              CFStringEncoding encoding)
+{
+    (void)alloc;
+    (void)encoding;
+    return RLModeNameCreate(cStr);
+}
+
+/* CF's CFStringCreateCopy: a name with the same text (interned). */
+RUNLOOP_CFCOMPAT_INLINE CFStringRef CFStringCreateCopy(CFAllocatorRef alloc, CFStringRef theString)
+{
+    (void)alloc;
+    return RLModeNameCreate(theString);
+}
+
+/* The length in bytes (CF counts UTF-16 units: the same for ASCII). */
+RUNLOOP_CFCOMPAT_INLINE CFIndex CFStringGetLength(CFStringRef theString)
+{
+    return theString ? (CFIndex)strlen(theString) : 0;
+}
+
+/* The buffer size CFStringGetCString may need for `length` characters. */
+RUNLOOP_CFCOMPAT_INLINE CFIndex CFStringGetMaximumSizeForEncoding(CFIndex length, CFStringEncoding encoding)
+{
+    (void)encoding;
+    return length * 4;
+}
+
+typedef CFIndex CFComparisonResult;
+#define kCFCompareLessThan    ((CFComparisonResult)-1)
+#define kCFCompareEqualTo     ((CFComparisonResult)0)
+#define kCFCompareGreaterThan ((CFComparisonResult)1)
+typedef CFOptionFlags CFStringCompareFlags;
+#define kCFCompareCaseInsensitive ((CFStringCompareFlags)1)
+
+/* CF's CFStringCompare by bytes (CF's order for ASCII names);
+ * kCFCompareCaseInsensitive folds ASCII letters, other flags are ignored.
+ * NULL sorts first (CF crashes there). */
+RUNLOOP_CFCOMPAT_INLINE CFComparisonResult CFStringCompare(CFStringRef a, CFStringRef b,
+                                                           CFStringCompareFlags options)
+{
+    if (a == NULL || b == NULL) return a == b ? kCFCompareEqualTo : (a == NULL ? kCFCompareLessThan : kCFCompareGreaterThan);
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if ((options & kCFCompareCaseInsensitive) != 0) {
+            if (x >= 'A' && x <= 'Z') x += 'a' - 'A';
+            if (y >= 'A' && y <= 'Z') y += 'a' - 'A';
+        }
+        if (x != y) return x < y ? kCFCompareLessThan : kCFCompareGreaterThan;
+        if (x == 0) return kCFCompareEqualTo;
+    }
+}
+
+/* CF's CFEqual: mode names by text, sources by CF's context rule, other
+ * objects by identity (RLEqual). */
+#define CFEqual(a, b)                  RLEqual((RLTypeRef)(a), (RLTypeRef)(b))
+
 /* --- arrays --------------------------------------------------------------- */
 /* Only the address of kCFTypeArrayCallBacks is used (its members are
  * ignored: mode names are copied by the library). */
@@ -430,6 +511,114 @@ typedef RLMessagePortInvalidationCallBack CFMessagePortInvalidationCallBack;
 #define CFMessagePortSetInvalidationCallBack RLMessagePortSetInvalidationCallBack
 #define CFMessagePortSendRequest       RLMessagePortSendRequest
 #define CFMessagePortCreateRunLoopSource RLMessagePortCreateRunLoopSource
+
+/* --- not covered: compile-time errors ------------------------------------ */
+/* Commonly used CF names this header does not cover are declared
+ * unavailable, so a port fails at compile time with a message naming the
+ * call ("... is not covered by <runloop/cfcompat.h>") instead of an
+ * implicit declaration or a link error.  Define
+ * RUNLOOP_CFCOMPAT_ALLOW_UNCOVERED before including this header to skip
+ * these declarations (a program that brings its own versions). */
+#if !defined(RUNLOOP_CFCOMPAT_ALLOW_UNCOVERED)
+#if defined(__has_attribute)
+#if __has_attribute(unavailable)
+#define RUNLOOP_CFCOMPAT_UNCOVERED(name) \
+    __attribute__((unavailable(#name " is not covered by <runloop/cfcompat.h> (see its \"Not covered\" list)")))
+#endif
+#endif
+#ifndef RUNLOOP_CFCOMPAT_UNCOVERED /* older compilers: a warning (an error with -Werror) */
+#define RUNLOOP_CFCOMPAT_UNCOVERED(name) \
+    __attribute__((deprecated(#name " is not covered by <runloop/cfcompat.h> (see its \"Not covered\" list)")))
+#endif
+struct RLCFCompatUncovered;
+typedef struct RLCFCompatUncovered *CFDictionaryRef RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryRef);
+typedef struct RLCFCompatUncovered *CFMutableDictionaryRef RUNLOOP_CFCOMPAT_UNCOVERED(CFMutableDictionaryRef);
+typedef struct RLCFCompatUncovered *CFMutableArrayRef RUNLOOP_CFCOMPAT_UNCOVERED(CFMutableArrayRef);
+typedef struct RLCFCompatUncovered *CFMutableStringRef RUNLOOP_CFCOMPAT_UNCOVERED(CFMutableStringRef);
+typedef struct RLCFCompatUncovered *CFNumberRef RUNLOOP_CFCOMPAT_UNCOVERED(CFNumberRef);
+typedef struct RLCFCompatUncovered *CFBooleanRef RUNLOOP_CFCOMPAT_UNCOVERED(CFBooleanRef);
+typedef struct RLCFCompatUncovered *CFDateRef RUNLOOP_CFCOMPAT_UNCOVERED(CFDateRef);
+typedef struct RLCFCompatUncovered *CFErrorRef RUNLOOP_CFCOMPAT_UNCOVERED(CFErrorRef);
+typedef struct RLCFCompatUncovered *CFURLRef RUNLOOP_CFCOMPAT_UNCOVERED(CFURLRef);
+typedef struct RLCFCompatUncovered *CFMachPortRef RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortRef);
+typedef struct RLCFCompatUncovered *CFNotificationCenterRef RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterRef);
+typedef struct RLCFCompatUncovered *CFSetRef RUNLOOP_CFCOMPAT_UNCOVERED(CFSetRef);
+typedef struct RLCFCompatUncovered *CFMutableSetRef RUNLOOP_CFCOMPAT_UNCOVERED(CFMutableSetRef);
+typedef struct RLCFCompatUncovered *CFUUIDRef RUNLOOP_CFCOMPAT_UNCOVERED(CFUUIDRef);
+typedef struct RLCFCompatUncovered *CFBundleRef RUNLOOP_CFCOMPAT_UNCOVERED(CFBundleRef);
+typedef struct RLCFCompatUncovered *CFPropertyListRef RUNLOOP_CFCOMPAT_UNCOVERED(CFPropertyListRef);
+void CFStringGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringGetTypeID);
+void CFDictionaryGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryGetTypeID);
+void CFNumberGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFNumberGetTypeID);
+void CFBooleanGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFBooleanGetTypeID);
+void CFDateGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFDateGetTypeID);
+void CFMachPortGetTypeID(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortGetTypeID);
+void CFNotificationCenterGetLocalCenter(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterGetLocalCenter);
+void CFNotificationCenterGetDarwinNotifyCenter(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterGetDarwinNotifyCenter);
+void CFBundleGetMainBundle(void) RUNLOOP_CFCOMPAT_UNCOVERED(CFBundleGetMainBundle);
+void CFShow(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFShow);
+void CFShowStr(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFShowStr);
+void CFCopyDescription(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFCopyDescription);
+void CFHash(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFHash);
+void CFGetRetainCount(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFGetRetainCount);
+void CFAutorelease(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFAutorelease);
+void CFMakeCollectable(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFMakeCollectable);
+void CFStringCreateWithFormat(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateWithFormat);
+void CFStringCreateWithFormatAndArguments(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateWithFormatAndArguments);
+void CFStringCreateWithBytes(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateWithBytes);
+void CFStringCreateWithCharacters(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateWithCharacters);
+void CFStringCreateWithCStringNoCopy(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateWithCStringNoCopy);
+void CFStringCreateMutable(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateMutable);
+void CFStringCreateMutableCopy(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateMutableCopy);
+void CFStringAppend(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringAppend);
+void CFStringAppendCString(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringAppendCString);
+void CFStringAppendFormat(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringAppendFormat);
+void CFStringFind(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringFind);
+void CFStringHasPrefix(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringHasPrefix);
+void CFStringHasSuffix(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringHasSuffix);
+void CFStringGetIntValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringGetIntValue);
+void CFStringGetDoubleValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringGetDoubleValue);
+void CFStringGetCharacters(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringGetCharacters);
+void CFStringGetBytes(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringGetBytes);
+void CFStringCreateArrayBySeparatingStrings(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFStringCreateArrayBySeparatingStrings);
+void CFArrayCreateMutable(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFArrayCreateMutable);
+void CFArrayAppendValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFArrayAppendValue);
+void CFArrayRemoveValueAtIndex(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFArrayRemoveValueAtIndex);
+void CFArrayContainsValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFArrayContainsValue);
+void CFDictionaryCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryCreate);
+void CFDictionaryCreateMutable(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryCreateMutable);
+void CFDictionaryGetValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryGetValue);
+void CFDictionarySetValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionarySetValue);
+void CFDictionaryAddValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryAddValue);
+void CFDictionaryRemoveValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryRemoveValue);
+void CFDictionaryGetCount(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDictionaryGetCount);
+void CFNumberCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFNumberCreate);
+void CFNumberGetValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFNumberGetValue);
+void CFBooleanGetValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFBooleanGetValue);
+void CFDateCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDateCreate);
+void CFDateGetAbsoluteTime(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFDateGetAbsoluteTime);
+void CFMachPortCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortCreate);
+void CFMachPortCreateWithPort(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortCreateWithPort);
+void CFMachPortCreateRunLoopSource(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortCreateRunLoopSource);
+void CFMachPortInvalidate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFMachPortInvalidate);
+void CFNotificationCenterAddObserver(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterAddObserver);
+void CFNotificationCenterRemoveObserver(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterRemoveObserver);
+void CFNotificationCenterPostNotification(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFNotificationCenterPostNotification);
+void CFUUIDCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFUUIDCreate);
+void CFUUIDCreateString(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFUUIDCreateString);
+void CFURLCreateWithString(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFURLCreateWithString);
+void CFURLCreateWithFileSystemPath(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFURLCreateWithFileSystemPath);
+void CFErrorCreate(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFErrorCreate);
+void CFErrorCopyDescription(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFErrorCopyDescription);
+void CFPreferencesCopyAppValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFPreferencesCopyAppValue);
+void CFPreferencesSetAppValue(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFPreferencesSetAppValue);
+void CFBundleGetValueForInfoDictionaryKey(const void *, ...) RUNLOOP_CFCOMPAT_UNCOVERED(CFBundleGetValueForInfoDictionaryKey);
+extern const void *const kCFBooleanTrue RUNLOOP_CFCOMPAT_UNCOVERED(kCFBooleanTrue);
+extern const void *const kCFBooleanFalse RUNLOOP_CFCOMPAT_UNCOVERED(kCFBooleanFalse);
+extern const void *const kCFTypeDictionaryKeyCallBacks RUNLOOP_CFCOMPAT_UNCOVERED(kCFTypeDictionaryKeyCallBacks);
+extern const void *const kCFTypeDictionaryValueCallBacks RUNLOOP_CFCOMPAT_UNCOVERED(kCFTypeDictionaryValueCallBacks);
+extern const void *const kCFNull RUNLOOP_CFCOMPAT_UNCOVERED(kCFNull);
+#endif /* RUNLOOP_CFCOMPAT_ALLOW_UNCOVERED */
 
 /* --- portable mode-name helpers (see the top of this file) ---------------- */
 RUNLOOP_CFCOMPAT_INLINE Boolean CFCompatModeEqual(CFStringRef a, CFStringRef b)

@@ -280,6 +280,25 @@ RLTypeID RLGetTypeID(RLTypeRef object);
  * common mode items, and each mode's sources, observers and timers) or of a
  * single item.  Returns a malloc()ed string: free() it.  NULL on error. */
 char *RLCopyDescription(RLTypeRef object);
+/* A mode name made at run time (cfcompat.h's CFStringCreateWithCString and
+ * CFStringCreateCopy): the library's interned copy of `name`, the same
+ * pointer for equal names, valid for the life of the process like every
+ * mode name the library returns.  The caller may change or free its own
+ * text at once, and may RLRelease() the result (accepted, does nothing):
+ * a loop running in the mode is not affected.  Each distinct name stays
+ * allocated until the process exits (as the modes a CF loop has seen do):
+ * meant for mode and port names, not for text in bulk.  Any thread.  NULL
+ * with kRLErrorInvalidArgument when name is NULL or longer than 1024 bytes. */
+RLRunLoopMode RLModeNameCreate(const char *name);
+/* CF's CFEqual on what runloop hands out.  Two mode names (any C strings)
+ * are equal when their text is; a mode name never equals a handle; two
+ * sources made from version-0 contexts are equal by CF's rule (same order
+ * and callbacks, and equal(info1, info2) — called here, on the calling
+ * thread, with no lock held — or the same info; see RLRunLoopAddSource);
+ * any other handle equals only itself.  Any thread.  false with
+ * kRLErrorNullHandle when either is NULL (CF crashes there), with the
+ * lookup's error for a stale or foreign handle. */
+RLBoolean RLEqual(RLTypeRef a, RLTypeRef b);
 
 RLTypeID RLRunLoopGetTypeID(void);
 RLTypeID RLRunLoopSourceGetTypeID(void);
