@@ -207,11 +207,16 @@ static void null_observer_cb(RLRunLoopObserverRef o, RLRunLoopActivity a, void *
 
 static void part_d_null_callouts(void)
 {
-    TRACE("D1 TimerCreate(NULL callout) = %s", RLRunLoopTimerCreate(NULL, now(), 0, 0, 0, NULL, NULL) ? "object" : "NULL");
+    /* NULL timer and observer callouts are valid, as in CF (placeholder
+     * items whose callout is skipped): an object and no error. */
+    RLRunLoopTimerRef placeholder_t = RLRunLoopTimerCreate(NULL, now(), 0, 0, 0, NULL, NULL);
+    TRACE("D1 TimerCreate(NULL callout) = %s", placeholder_t ? "object" : "NULL");
     code("D1 TimerCreate(NULL callout)");
-    TRACE("D2 ObserverCreate(NULL callout) = %s",
-          RLRunLoopObserverCreate(NULL, kRLRunLoopAllActivities, 1, 0, NULL, NULL) ? "object" : "NULL");
+    RLRunLoopObserverRef placeholder_o = RLRunLoopObserverCreate(NULL, kRLRunLoopAllActivities, 1, 0, NULL, NULL);
+    TRACE("D2 ObserverCreate(NULL callout) = %s", placeholder_o ? "object" : "NULL");
     code("D2 ObserverCreate(NULL callout)");
+    if (placeholder_t) RLRelease(placeholder_t);
+    if (placeholder_o) RLRelease(placeholder_o);
     TRACE("D3 SourceCreate(NULL context) = %s", RLRunLoopSourceCreate(NULL, 0, NULL) ? "object" : "NULL");
     code("D3 SourceCreate(NULL context)");
     /* a version-0 source without perform: signalling it is harmless */

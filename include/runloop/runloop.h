@@ -145,7 +145,8 @@
  * and a repeating one then every interval from that moment (CF's rule);
  * GetNextFireDate reports the date as set until the first firing.  NaN fire
  * dates and intervals are rejected with an error; negative intervals mean
- * one-shot; fire dates far in the future (or +inf) mean "never".
+ * one-shot; fire dates far in the future mean "never", and dates past
+ * CF's limit (+inf, DBL_MAX) are clamped to it (4039289856.0).
  */
 #ifndef RUNLOOP_RUNLOOP_H
 #define RUNLOOP_RUNLOOP_H
@@ -554,7 +555,9 @@ typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLo
  * activities in the mask.  Within one activity observers run by `order`,
  * lowest first, ties in the order they were added.  A non-repeating
  * observer invalidates itself after its first callout.  An observer that is
- * running is not called again by a nested run.  NULL callout: error. */
+ * running is not called again by a nested run.  A NULL callout is valid,
+ * as in CF: the observer is scheduled and "called" for nothing (a
+ * placeholder); a non-repeating one still invalidates itself. */
 RLRunLoopObserverRef RLRunLoopObserverCreate(RLAllocatorRef allocator, RLOptionFlags activities, RLBoolean repeats, RLIndex order, RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
 #if defined(__BLOCKS__)
 RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLAllocatorRef allocator, RLOptionFlags activities, RLBoolean repeats, RLIndex order, void (^block)(RLRunLoopObserverRef observer, RLRunLoopActivity activity));
@@ -589,15 +592,21 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
  * schedule: if the loop was busy past one or more fire dates, the timer
  * fires once and continues with the next future slot (no bursts).  Timers
  * due at the same moment fire in the order they were scheduled.  `flags`
- * is ignored (as in CF).  `order` is stored and reported.  NULL callout,
- * NaN fire date or NaN interval: error, NULL. */
+ * is ignored (as in CF).  `order` is stored and reported.  A fire date
+ * past CF's limit 4039289856.0 (2128-12-31; DBL_MAX and +inf included) is
+ * stored and reported as that limit, which never comes.  A NULL callout
+ * is valid, as in CF: the timer fires, calls nothing, and a one-shot one is
+ * invalidated.  NaN fire date or NaN interval: error, NULL. */
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
 #if defined(__BLOCKS__)
 RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, void (^block)(RLRunLoopTimerRef timer));
 #endif
+/* The next fire date; 0 once the timer is invalid (as in CF). */
 RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer);
 /* Moves the next fire date (also from inside the timer's own callout, where
- * it replaces the automatic reschedule of a repeating timer). */
+ * it replaces the automatic reschedule of a repeating timer); clamped to
+ * 4039289856.0 like RLRunLoopTimerCreate's.  Ignored once the timer is
+ * invalid (as in CF). */
 void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireDate);
 RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer);
 RLBoolean RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);
@@ -608,10 +617,12 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
 RLBoolean RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);
 void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
 /* How late the timer may fire, to let the loop coalesce wake-ups: it fires
- * within [fire date, fire date + tolerance] (for a repeating timer, at most
- * half its interval), and the loop wakes once for every timer whose window
- * has opened; see insight.h.  Negative or NaN values are stored as 0 with an
- * error; +infinity is stored as 3.2e9 s (about 100 years). */
+ * within [fire date, fire date + tolerance], and the loop wakes once for
+ * every timer whose window has opened; see insight.h.  For a repeating
+ * timer the tolerance is clamped to half its interval when set, and
+ * GetTolerance reports the clamped value (Darwin's CF; CF on Linux ignores
+ * tolerance).  Negative or NaN values are stored as 0 with an error;
+ * +infinity is stored as 3.2e9 s (about 100 years), or half the interval. */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 

@@ -14,16 +14,14 @@ private func makeObserver(_ activities: RLOptionFlags, _ repeats: RLBoolean, _ o
 public func rlRunLoopObserverCreate(_ allocator: RLAllocatorRef?, _ activities: RLOptionFlags, _ repeats: RLBoolean,
                                     _ order: RLIndex, _ callout: RLRunLoopObserverCallBack?,
                                     _ context: UnsafeMutablePointer<RLRunLoopObserverContext>?) -> RLRunLoopObserverRef? {
-    guard let callout else {
-        reportError("RLRunLoopObserverCreate", .invalidArgument, "NULL callout")
-        return nil
-    }
+    // A NULL callout is valid (as in CF): the observer is called for
+    // nothing, and a one-shot one is still invalidated after its activity.
     var ctx = context?.pointee ?? RLRunLoopObserverContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
     let info = ctx.info
     return makeObserver(activities, repeats, order, releaseInfo: ctx.release.map { fn in { fn(info) } },
                         context: ctx, "RLRunLoopObserverCreate") { observer, activity in
-        callout(observer.opaque, activity, info)
+        callout?(observer.opaque, activity, info)
     }
 }
 

@@ -10,10 +10,7 @@ private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _
 public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval,
                                  _ flags: RLOptionFlags, _ order: RLIndex, _ callout: RLRunLoopTimerCallBack?,
                                  _ context: UnsafeMutablePointer<RLRunLoopTimerContext>?) -> RLRunLoopTimerRef? {
-    guard let callout else {
-        reportError("RLRunLoopTimerCreate", .invalidArgument, "NULL callout")
-        return nil
-    }
+    // A NULL callout is valid (as in CF): the timer fires and calls nothing.
     guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerCreate"),
           finiteArgument(interval, "interval", "RLRunLoopTimerCreate") else { return nil }
     var ctx = context?.pointee ?? RLRunLoopTimerContext()

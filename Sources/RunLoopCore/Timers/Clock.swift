@@ -11,6 +11,15 @@ package enum Clock {
     /// A deadline that never comes.
     package static let never: UInt64 = .max
 
+    /// CF's latest fire date (TIMER_DATE_LIMIT, 2128-12-31): later dates,
+    /// +inf included, are stored and reported as this one.
+    package static let fireDateLimit: Double = 4_039_289_856.0
+
+    /// A fire date as CF stores it: at most `fireDateLimit` (NaN is
+    /// rejected before; -inf and other past dates are kept as given).
+    @inline(__always)
+    package static func clampedFireDate(_ date: Double) -> Double { date > fireDateLimit ? fireDateLimit : date }
+
     /// Deadlines further than this (about 100 years) are treated as never.
     package static let horizonSeconds: Double = 3.2e9
 

@@ -103,8 +103,9 @@ package struct TimerContext {
 /// What a timer calls when it fires.
 package enum TimerCallout {
     /// A C callback; its info comes from the context (held for the call
-    /// when the context has a retain callback, as CF does).
-    case function(RLRunLoopTimerCallBack, TimerContext)
+    /// when the context has a retain callback, as CF does).  A NULL
+    /// callback is skipped (CF makes such a timer: a placeholder).
+    case function(RLRunLoopTimerCallBack?, TimerContext)
     /// A Swift closure (RunLoopKit, block handlers).
     case closure((Timer) -> Void)
 }
@@ -138,7 +139,8 @@ package final class Timer: Object, @unchecked Sendable {
         self.interval = repeating ? interval : 0
         self.order = order
         self.action = callout
-        schedule = TimerSchedule(fireDate: fireDate, deadline: Clock.deadline(forFireDate: fireDate))
+        let date = Clock.clampedFireDate(fireDate)
+        schedule = TimerSchedule(fireDate: date, deadline: Clock.deadline(forFireDate: date))
         super.init(kind: .timer)
     }
 
@@ -163,15 +165,18 @@ package final class Timer: Object, @unchecked Sendable {
         set { firingFlag.store(newValue, ordering: .relaxed) }
     }
     package var owner: Loop? { withSchedule { $0.loop } }
-    package var nextFireDate: Double { withSchedule { $0.fireDate } }
+    /// 0 once it is invalid (as CF).
+    package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
 
     package var tolerance: Double {
         get { withSchedule { $0.tolerance } }
         set {
-            var ns = Clock.nanoseconds(newValue)
+            // At most half the interval for a repeating timer (Darwin's CF).
+            let stored = repeats ? min(newValue, interval / 2) : newValue
+            var ns = Clock.nanoseconds(stored)
             if repeats { ns = min(ns, intervalNs / 2) }
             let (loop, narrower) = withSchedule { s -> (Loop?, Bool) in
-                s.tolerance = newValue
+                s.tolerance = stored
                 return (s.loop, ns < window.exchange(ns, ordering: .relaxed))
             }
             // A sleeping loop may have chosen a wake-up past the new window.
@@ -193,10 +198,10 @@ package final class Timer: Object, @unchecked Sendable {
                 // the context has a retain, and only such a retain is balanced.
                 if let retain = context.retain {
                     let held = UnsafeMutableRawPointer(mutating: retain(context.info))
-                    callback(opaque, held)
+                    callback?(opaque, held)
                     context.release?(held)
                 } else {
-                    callback(opaque, context.info)
+                    callback?(opaque, context.info)
                 }
             case .closure(let body):
                 body(self)
@@ -204,8 +209,11 @@ package final class Timer: Object, @unchecked Sendable {
         }, release: releaseInfo)
     }
 
-    /// Moves the next fire date; the owning loop re-sorts it.
+    /// Moves the next fire date; the owning loop re-sorts it.  Ignored
+    /// once the timer is invalid (as CF).
     package func setNextFireDate(_ date: Double) {
+        guard isValid else { return }
+        let date = Clock.clampedFireDate(date)
         let loop = withSchedule { s -> Loop? in
             s.fireDate = date
             s.deadline = Clock.deadline(forFireDate: date)
