@@ -51,7 +51,9 @@ endif()
 # memcheck_<stem>: run a test program under valgrind (cmake/memcheck.sh):
 # fails on memory errors, definite/indirect leaks or a crash; a program
 # whose own checks fail under valgrind but whose memory is clean is reported
-# as skipped (its plain test judges behaviour).
+# as skipped (its plain test judges behaviour).  Each run writes its outcome
+# (clean / waived / fail) to <build>/memcheck/memcheck_<stem>.result, which
+# cmake/memcheck_summary.sh counts (scripts/test.sh prints the count).
 function(runloop_add_memcheck stem)
   if(NOT RUNLOOP_VALGRIND)
     return()
@@ -62,7 +64,8 @@ function(runloop_add_memcheck stem)
   set_tests_properties(memcheck_${stem} PROPERTIES
     LABELS memcheck
     SKIP_RETURN_CODE 77
-    TIMEOUT ${RUNLOOP_MEMCHECK_TIMEOUT})
+    TIMEOUT ${RUNLOOP_MEMCHECK_TIMEOUT}
+    ENVIRONMENT "RUNLOOP_MEMCHECK_RESULT=${PROJECT_BINARY_DIR}/memcheck/memcheck_${stem}.result")
 endfunction()
 
 # runloop_add_c_test(name src [definitions...]): a C test program linked

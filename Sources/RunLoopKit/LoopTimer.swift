@@ -66,13 +66,17 @@ public final class LoopTimer: Sendable, Hashable, CustomStringConvertible {
     /// The date it fires next.  Inside its own handler this is still the
     /// date being fired (the timer is rescheduled after the handler
     /// returns, unless the handler set a new date).  Setting it from any
-    /// thread moves the timer and wakes its loop if needed.
+    /// thread moves the timer and wakes its loop if needed.  Dates past
+    /// CF's limit (4039289856, +infinity) are stored as that limit.  0 once
+    /// the timer is invalid, where setting it does nothing (as in CF).
     public var nextFireDate: Loop.AbsoluteTime {
         get { engine.nextFireDate }
         set { engine.setNextFireDate(newValue) }
     }
 
-    /// How late it may fire (stored; reported in the description).
+    /// How late it may fire (stored; reported in the description).  For a
+    /// repeating timer, at most half its interval (clamped when set, as
+    /// Darwin's CF does).
     public var tolerance: Duration {
         get { Duration(seconds: engine.tolerance) }
         set { engine.tolerance = max(0, newValue.seconds) }

@@ -5,7 +5,8 @@
  * two threads at once, with balanced code (runloop-only; hand-written
  * trace).  test_rl_equal_sources covers one mode with a slow equal; this
  * one the other ways an equal source is found.  Each thread creates its own source, adds it to the shared loop,
- * removes it and releases it, 100,000 times:
+ * removes it and releases it, 100,000 times (2,000 under valgrind, to stay
+ * well inside the memcheck limit: it took over 300 s at 100,000):
  *   A. both in the same mode;
  *   B. each in a mode of its own (the other thread's equal source, found
  *      in one mode, is what the add puts in the other);
@@ -22,7 +23,7 @@
 
 #include <stdatomic.h>
 
-enum { ROUNDS = 100000 };
+enum { ROUNDS = 100000, VALGRIND_ROUNDS = 2000 };
 
 static atomic_int over_releases, other_errors, info_refs;
 
@@ -58,7 +59,8 @@ static void *churn(void *arg)
 {
     const job_t *job = arg;
     RLRunLoopRef rl = job->loop ? job->loop : RLRunLoopGetCurrent();
-    for (int i = 0; i < ROUNDS; i++) {
+    int rounds = getenv("RL_UNDER_VALGRIND") ? VALGRIND_ROUNDS : ROUNDS;
+    for (int i = 0; i < rounds; i++) {
         RLRunLoopSourceRef s = equal_source();
         RLRunLoopAddSource(rl, s, job->mode);
         RLRunLoopRemoveSource(rl, s, job->mode);
