@@ -15,8 +15,10 @@
 set -uo pipefail
 build=${1:?usage: memcheck_summary.sh BUILD_DIR}
 dir="$build/memcheck"
-mapfile -t tests < <(ctest --test-dir "$build" -N -L memcheck 2>/dev/null |
-  sed -nE 's/^ *Test +#[0-9]+: (memcheck_[A-Za-z0-9_]+).*/\1/p' | sort)
+# The registered memcheck tests, from the CTest files (not `ctest -N`, which
+# would overwrite Testing/Temporary/LastTest.log, the log of the run).
+mapfile -t tests < <(find "$build" -name CTestTestfile.cmake -exec cat {} + 2>/dev/null |
+  sed -nE 's/^add_test\((\[=*\[)?(memcheck_[A-Za-z0-9_]+).*/\2/p' | sort -u)
 clean=() waived=() failed=() missing=() timed=()
 for t in "${tests[@]}"; do
   if [[ ! -f "$dir/$t.result" ]]; then missing+=("$t"); continue; fi

@@ -140,6 +140,9 @@ static void run_ops(input *in)
             (void)RLGetRetainCount(a);
             (void)RLGetTypeID(a);
             free(RLCopyDescription(u8(in) & 1 ? a : rl));
+            /* RLEqual reads two non-handles as C strings: no forged bits */
+            if (!forged[ai]) (void)RLEqual(a, target >= 0 && !forged[target] ? slot[target] : (RLTypeRef)mode(in));
+            (void)RLModeNameCreate(mode(in));
             break;
         }
         case 20: RLRunLoopWakeUp((RLRunLoopRef)a); RLRunLoopStop((RLRunLoopRef)a); break;
