@@ -33,6 +33,9 @@
  * (RLRunLoopCopyCurrentMode, the elements of RLRunLoopCopyAllModes) stay
  * valid for the life of the process.  RLRelease() accepts such a pointer and
  * does nothing, so CF-style code that releases a copied mode keeps working.
+ * RLModeNameCreate() interns a name built at run time the same way, and
+ * RLEqual() compares names by text (cfcompat.h's CFStringCreateWithCString
+ * and CFEqual).
  *
  * Strings returned by RLCopyDescription() are malloc()ed: free() them.
  *
