@@ -100,7 +100,9 @@
  * RLRunLoopStop, RLRunLoopWakeUp, RLRunLoopIsWaiting and the Contains /
  * Remove calls on it are harmless no-ops; adding to it or performing on it
  * reports kRLErrorLoopGone.  Nothing ever touches the closed descriptor
- * numbers, which later open()s may reuse.
+ * numbers, which later open()s may reuse.  (A poll descriptor handed out by
+ * RLRunLoopGetPollDescriptor stays open, readable, until the last handle
+ * goes: see "Driving a loop from another event loop".)
  *
  * ----------------------------------------------------------------------------
  * fork()
@@ -238,8 +240,10 @@ enum {
                                      one that would drop the library's own reference
                                      to a live thread's loop (see "Threads") */
     kRLErrorResources = 8,        /* out of descriptors or handles */
-    kRLErrorForked = 9            /* in a fork() child: an object created before the
+    kRLErrorForked = 9,           /* in a fork() child: an object created before the
                                      fork (it is the parent's; see "fork()") */
+    kRLErrorWrongThread = 10      /* a call only the loop's own thread may make
+                                     (RLRunLoopRunPending, RLRunLoopGetTimeout) */
 };
 
 /* The calling thread's last error code (kRLErrorNone if none yet). */
@@ -387,6 +391,101 @@ void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
  * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
 void RLRunLoopStop(RLRunLoopRef rl);
+
+/* ---------------------------------------------------------------------------
+ * Driving a loop from another event loop (not in CF)
+ * ---------------------------------------------------------------------------
+ * A loop can be run by another event loop (GLib, libuv, asyncio, ...) on
+ * the loop's thread instead of by RLRunLoopRun: the other loop waits on the
+ * loop's poll descriptor, with the loop's timeout, and calls
+ * RLRunLoopRunPending when the descriptor is readable or the timeout has
+ * passed (sd-event's get_fd/prepare/dispatch, libuv's backend fd and
+ * timeout).  One round:
+ *
+ *     int fd = RLRunLoopGetPollDescriptor(rl);               // once
+ *     for (;;) {
+ *         RLTimeInterval t = RLRunLoopGetTimeout(rl, mode);   // prepare
+ *         struct pollfd p = { fd, POLLIN, 0 };
+ *         poll(&p, 1, isinf(t) ? -1 : (int)ceil(t * 1000));
+ *         RLRunLoopRunPending(rl, mode);                      // dispatch
+ *     }
+ *
+ * The descriptor is readable while the loop has work in the mode it is
+ * prepared for: a block queued for the mode, a source of the mode signalled,
+ * a timer of the mode due, a descriptor of a version-1 source of the mode
+ * ready, or a wake-up (RLRunLoopWakeUp, RLRunLoopSourceSignalAndWakeUp).
+ * Readiness is level-triggered: it is not consumed by the caller's poll,
+ * only by RLRunLoopRunPending, and RLRunLoopRunPending leaves the
+ * descriptor readable if work remains after it (a callout signalled a
+ * source, queued a block, left a descriptor unread, or a timer is due), so
+ * work cannot be stranded behind a consumed readiness.  It may be readable
+ * once with nothing to do (a wake-up that raced a run): a run then finds
+ * nothing and returns kRLRunLoopRunTimedOut.
+ *
+ * The loop is *prepared* for a mode by RLRunLoopGetTimeout and by each
+ * RLRunLoopRunPending: from then on, until it runs again, wake-ups from
+ * any thread make the descriptor readable, as they wake a sleeping loop
+ * (so RLRunLoopIsWaiting is true meanwhile), and so does a timer added to
+ * (or moved in) that mode from any thread.  As in CF, a signal or a
+ * queued block without a wake-up is seen only by the next prepare or run:
+ * pair it with RLRunLoopWakeUp() (or RLRunLoopSourceSignalAndWakeUp) from
+ * other threads.  Prepare before each wait, as in the round above; a run of
+ * the loop by RLRunLoopRunInMode in between un-prepares it.  One mode at a
+ * time: preparing for another mode replaces the first.
+ *
+ * Observers and results are those of RLRunLoopRunInMode(mode, 0, false):
+ * Entry, BeforeTimers, BeforeSources, Exit (no BeforeWaiting / AfterWaiting:
+ * the waiting is the other loop's), kRLRunLoopRunFinished without Entry and
+ * Exit when the mode is empty, otherwise kRLRunLoopRunTimedOut (or
+ * kRLRunLoopRunStopped / kRLRunLoopRunFinished as CF defines them).
+ *
+ * Bad input, each reported through the error channel:
+ *   - RLRunLoopRunPending or RLRunLoopGetTimeout from another thread:
+ *     kRLErrorWrongThread; nothing is run, the loop is not changed.
+ *   - The loop's thread has exited: RLRunLoopGetPollDescriptor returns -1,
+ *     RLRunLoopGetTimeout returns 0 and RLRunLoopRunPending returns
+ *     kRLRunLoopRunFinished, each with kRLErrorLoopGone.  A descriptor handed
+ *     out before the thread exited is not closed with the loop's other
+ *     descriptors: it stays open and readable for good until the loop's last
+ *     handle is released (so a driver still waiting on it wakes up, is told
+ *     kRLErrorLoopGone, and never waits on a number reused by another file);
+ *     then it is closed.  Hold a reference (RLRetain) while a driver uses it.
+ *   - Closing the descriptor (it is the loop's: do not close it): the loop
+ *     itself is not harmed (the descriptor is a wait set of its own around
+ *     the loop's), no work is lost, and the next RLRunLoopGetTimeout or
+ *     RLRunLoopRunPending reports kRLErrorInvalidArgument ("poll
+ *     descriptor N is no longer the loop's"); RLRunLoopGetPollDescriptor
+ *     then returns a new descriptor.  The library never closes or touches
+ *     the old number again.  Until the driver moves to the new descriptor
+ *     it hears of the loop's work only through its timeout.
+ *   - RLRunLoopRunPending from inside a callout of the same loop is a nested
+ *     run (as RLRunLoopRunInMode from a callout), allowed; the outermost
+ *     run prepares the loop when it returns.  RLRunLoopGetTimeout from a
+ *     callout only reports (it does not prepare a running loop).
+ */
+
+/* The loop's poll descriptor: readable while the loop has work in the mode
+ * it was last prepared for (see above).  Made on first call; the same number
+ * afterwards.  Owned by the loop: do not close it, read it or change its
+ * flags; poll it (poll, epoll, select, a GSource, uv_poll_t, asyncio's
+ * add_reader) for reading.  It is close-on-exec.  Any thread.  -1 with an
+ * error on a bad handle, a loop whose thread has exited (kRLErrorLoopGone),
+ * or when out of descriptors (kRLErrorResources). */
+int RLRunLoopGetPollDescriptor(RLRunLoopRef rl);
+/* Prepares the loop to be waited for in `mode` and returns how long the
+ * caller may wait before running it: 0 if work is pending in the mode or a
+ * timer is due, the seconds until its earliest timer's window ends
+ * otherwise, or INFINITY (isinf) if no timer is scheduled in the mode (only
+ * the descriptor will tell).  Round up when converting to milliseconds.  The
+ * loop's thread only (kRLErrorWrongThread otherwise; returns 0 on every
+ * error).  From a callout it reports without preparing. */
+RLTimeInterval RLRunLoopGetTimeout(RLRunLoopRef rl, RLRunLoopMode mode);
+/* Runs the work pending in `mode` without waiting — one pass, exactly
+ * RLRunLoopRunInMode(mode, 0, false) on `rl` — and then prepares the loop
+ * for `mode` again.  `rl` must be the calling thread's loop
+ * (kRLErrorWrongThread otherwise, nothing run).  Returns a kRLRunLoopRun...
+ * value (kRLRunLoopRunFinished on error). */
+RLRunLoopRunResult RLRunLoopRunPending(RLRunLoopRef rl, RLRunLoopMode mode);
 
 /* A function to run on a loop's thread. */
 typedef void (*RLRunLoopPerformCallBack)(void *info);

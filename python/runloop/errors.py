@@ -25,6 +25,7 @@ class ErrorCode(enum.IntEnum):
     OVER_RELEASE = 7
     RESOURCES = 8
     FORKED = 9
+    WRONG_THREAD = 10
 
 
 class RunLoopError(Exception):

@@ -15,6 +15,7 @@ package enum ErrorCode: Int32, Sendable {
     case overRelease = 7
     case resources = 8
     case forked = 9
+    case wrongThread = 10
 
     package var summary: String {
         switch self {
@@ -27,6 +28,7 @@ package enum ErrorCode: Int32, Sendable {
         case .overRelease: return "released more times than retained"
         case .resources: return "out of resources"
         case .forked: return "the object was created before fork(): it belongs to the parent process"
+        case .wrongThread: return "only the loop's own thread may do this"
         }
     }
 }

@@ -50,6 +50,11 @@ package final class Loop: Object, @unchecked Sendable {
     /// The runs in progress, innermost last (pushed and popped by the
     /// loop's thread, read by any thread under the lock).
     var runs: [RunFrame] = []
+    /// The mode the loop is waited for in from outside (the last
+    /// RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift): a
+    /// timer added to it or moved in it wakes the loop when no run is in
+    /// progress, so the poll descriptor reports it.  nil if never.
+    var parkedMode: Mode?
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
     var isDead = false
@@ -137,6 +142,7 @@ package final class Loop: Object, @unchecked Sendable {
         for block in left { block.dispose() }
         spare?.deallocate()
         poller.shutdown()
+        poller.closePollDescriptor()
     }
 
     // MARK: modes

@@ -137,9 +137,33 @@ package final class Poller: @unchecked Sendable {
         guard !shut.exchange(true, ordering: .sequentiallyConsistent) else { return }
         while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         buffer.deallocate()
+        let keepExport = exportFD >= 0 && pollDescriptorIsOurs(exportFD, member: epollFD)
         Glibc.close(epollFD)
-        Glibc.close(wakeFD)
         Glibc.close(timerFD)
+        // A poll descriptor handed out (Embedding.swift) stays open until
+        // the loop is finalized, readable for good, so a driver waiting
+        // on it comes back and is told the loop is gone; its number is
+        // never reused under that driver.
+        if keepExport {
+            _ = rl_epoll_add(exportFD, wakeFD, EPOLLIN.rawValue, Self.wakeToken)
+            _ = rl_eventfd_signal(wakeFD)
+            keptWakeFD = true
+        } else {
+            exportFD = -1
+            Glibc.close(wakeFD)
+        }
+    }
+
+    /// At finalization: closes the poll descriptor kept open by
+    /// `shutdown` (and the eventfd that keeps it readable), or handed out
+    /// by a loop finalized without being torn down, if it is still ours.
+    package func closePollDescriptor() {
+        if exportFD >= 0 && keptWakeFD && pollDescriptorIsOurs(exportFD, member: wakeFD) {
+            Glibc.close(exportFD)
+        }
+        exportFD = -1
+        if keptWakeFD { Glibc.close(wakeFD) }
+        keptWakeFD = false
     }
 
     /// Writes the wake-up eventfd unless the poller is shut (see `shutdown`).
@@ -315,6 +339,78 @@ package final class Poller: @unchecked Sendable {
         return true
     }
 
+    // MARK: driven from outside (Loop/Embedding.swift)
+
+    /// The descriptor handed out by RLRunLoopGetPollDescriptor, -1 until
+    /// then: an epoll set of its own whose only member is `epollFD`, so
+    /// it is readable exactly while the loop's wait set is (the eventfd,
+    /// the timerfd, a watched descriptor), and a caller who closes it by
+    /// mistake closes nothing the loop needs.  Guarded by the loop's lock
+    /// (read unlocked by `shutdown` and `closePollDescriptor`, which run
+    /// when no one else can use it).
+    private var exportFD: Int32 = -1
+    /// Set by `shutdown` when it kept `wakeFD` open for `exportFD`.
+    private var keptWakeFD = false
+
+    /// The poll descriptor, made on first use; nil if the system refuses
+    /// one.  Lock held; not after `shutdown`.
+    package func pollDescriptorLocked() -> Int32? {
+        if exportFD >= 0 { return exportFD }
+        let fd = rl_epoll_create()
+        guard fd >= 0 else { return nil }
+        guard rl_epoll_add(fd, epollFD, EPOLLIN.rawValue, Self.wakeToken) == 0 else {
+            Glibc.close(fd)
+            return nil
+        }
+        exportFD = fd
+        return fd
+    }
+
+    /// Whether the poll descriptor handed out is still the loop's: the
+    /// caller may have closed it by mistake, and its number may name
+    /// another file since.  If not, it is forgotten (never closed: the
+    /// number may be someone else's now) and its number returned, for the
+    /// caller to report.  One epoll_ctl.  Lock held.
+    package func checkPollDescriptorLocked() -> Int32? {
+        guard exportFD >= 0, !shut.load(ordering: .relaxed) else { return nil }
+        if pollDescriptorIsOurs(exportFD, member: epollFD) { return nil }
+        defer { exportFD = -1 }
+        return exportFD
+    }
+
+    /// Whether `fd` is an epoll set holding `member` (only ours is): an
+    /// EPOLL_CTL_MOD of `member` succeeds.
+    private func pollDescriptorIsOurs(_ fd: Int32, member: Int32) -> Bool {
+        rl_epoll_mod(fd, member, EPOLLIN.rawValue, Self.wakeToken) == 0
+    }
+
+    /// Arms the timerfd for `deadline` (monotonic ns; `Clock.never`:
+    /// disarmed) if the target moved.  Loop thread only.
+    package func arm(_ deadline: UInt64) {
+        let target = deadline == Clock.never ? 0 : max(deadline, 1)
+        if target != armed {
+            _ = rl_timerfd_arm(timerFD, target)
+            armed = target
+        }
+    }
+
+    /// The loop is waited for from outside: wake-ups write the eventfd
+    /// from here on, as when it sleeps.  The loop's fence of the wake-up
+    /// protocol follows: the caller looks at its queues after this call.
+    /// Loop thread only, no run in progress.
+    package func park() {
+        state.store(Self.asleep)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+    }
+
+    /// The loop runs again (RLRunLoopRunPending): wake-ups made during the
+    /// run mark the hot word and write nothing.
+    package func unpark() {
+        if state.load() == Self.asleep { _ = state.compareExchange(expected: Self.asleep, desired: Self.awake) }
+    }
+
+    package var isShut: Bool { shut.load(ordering: .relaxed) }
+
     /// Makes the loop's current or next sleep return.  Any thread.
     package func wakeUp() {
         // Otherwise the loop is asleep (or the word is no longer the
@@ -387,11 +483,7 @@ package final class Poller: @unchecked Sendable {
     /// from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
         // 0 = disarmed ("never"); re-arm only when the target moves.
-        let target = deadline == Clock.never ? 0 : max(deadline, 1)
-        if target != armed {
-            _ = rl_timerfd_arm(timerFD, target)
-            armed = target
-        }
+        arm(deadline)
         var timeout: Int32 = -1
         var began: UInt64 = 0
         if poll {

@@ -92,6 +92,15 @@ package struct QueuedWork {
         return blocks.contains { $0.matches(name, common: common) }
     }
 
+    /// Collects, then tells whether mode `name` has work queued: a block
+    /// for it, or a pending source `isMine` counts as its.
+    package mutating func hasWork(for name: ModeName, common: [ModeName], from inbox: BlockInbox?,
+                                  _ isMine: (Source) -> Bool) -> Bool {
+        collect(from: inbox)
+        defer { publish() }
+        return blocks.contains { $0.matches(name, common: common) } || pending.contains(where: isMine)
+    }
+
     /// Moves the pending sources into `ready` (empty) for `take` to sort:
     /// `take` answers, for each, nil to drop it (a stale entry), true to
     /// take it, false to leave it pending (another mode's).  Taken once

@@ -87,6 +87,12 @@ extension Loop {
     /// How long sources may keep a run busy before it gives way (50 µs).
     package static let giveWayAfterNs: UInt64 = 50_000
 
+    /// Whether a pass in `mode` would find queued work: a block for it or
+    /// a signalled source it holds.  Lock held.
+    package func hasQueuedWorkLocked(_ mode: Mode) -> Bool {
+        work.hasWork(for: mode.name, common: commonModes, from: inbox) { pendingEntryLocked($0, mode) == true }
+    }
+
     /// A `pending` entry: nil if it no longer counts (not signalled,
     /// invalid, or in none of this loop's modes: a stale duplicate),
     /// otherwise whether `mode` holds it.  A source in one mode knows which

@@ -15,15 +15,17 @@ extension Loop {
     /// A timer's fire date changed (from any thread): schedule its new
     /// deadline in each of its modes and wake the loop so it re-arms.
     package func timerMoved(_ timer: Timer) {
-        let affectsCurrent: Bool = lock.withLock {
+        let wake: Bool = lock.withLock {
             // A firing timer is rescheduled after its callout (which keeps
             // the new date).  It may have left this loop meanwhile.
             let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
             guard !timer.firing, loop === self else { return false }
             scheduleTimerLocked(timer, at: deadline)
-            return runs.last.map { timer.placements.placement(in: $0.mode) != nil } ?? false
+            if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && rl_gettid() != ownerTID }
+            // Waited for from outside: the poll descriptor must report it.
+            return parkedMode.map { timer.placements.placement(in: $0) != nil } ?? false
         }
-        if affectsCurrent && rl_gettid() != ownerTID { poller.wakeUp() }
+        if wake { poller.wakeUp() }
     }
 
     /// The earliest fire date of the mode's valid timers, or 0.

@@ -1,0 +1,59 @@
+import CRunLoop
+
+// Driving a loop from another event loop (Loop/Embedding.swift).
+
+@c(RLRunLoopGetPollDescriptor)
+public func rlRunLoopGetPollDescriptor(_ rl: RLRunLoopRef?) -> Int32 {
+    borrow(rl, as: .runLoop, "RLRunLoopGetPollDescriptor", orElse: -1) { (loop: Loop) in
+        switch loop.pollDescriptor() {
+        case .success(let fd): return fd
+        case .failure(let failure):
+            reportEmbedFailure(failure, "RLRunLoopGetPollDescriptor")
+            return -1
+        }
+    }
+}
+
+@c(RLRunLoopGetTimeout)
+public func rlRunLoopGetTimeout(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLTimeInterval {
+    borrow(rl, as: .runLoop, "RLRunLoopGetTimeout", orElse: 0) { (loop: Loop) in
+        guard let name = modeArgument(mode, "RLRunLoopGetTimeout") else { return 0 }
+        switch loop.timeout(name) {
+        case .success(let (seconds, lost)):
+            if let lost { reportLostPollDescriptor(lost, "RLRunLoopGetTimeout") }
+            return seconds
+        case .failure(let failure):
+            reportEmbedFailure(failure, "RLRunLoopGetTimeout")
+            return 0
+        }
+    }
+}
+
+@c(RLRunLoopRunPending)
+public func rlRunLoopRunPending(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLRunLoopRunResult {
+    borrow(rl, as: .runLoop, "RLRunLoopRunPending", orElse: RunResult.finished.rawValue) { (loop: Loop) in
+        guard let name = modeArgument(mode, "RLRunLoopRunPending") else { return RunResult.finished.rawValue }
+        switch loop.runPending(name) {
+        case .success(let (result, lost)):
+            if let lost { reportLostPollDescriptor(lost, "RLRunLoopRunPending") }
+            return result.rawValue
+        case .failure(let failure):
+            reportEmbedFailure(failure, "RLRunLoopRunPending")
+            return RunResult.finished.rawValue
+        }
+    }
+}
+
+private func reportEmbedFailure(_ failure: Loop.EmbedFailure, _ function: StaticString) {
+    switch failure {
+    case .wrongThread: reportError(function, .wrongThread, "call it on the loop's own thread")
+    case .gone: reportError(function, .loopGone)
+    case .resources: reportError(function, .resources, "cannot create the poll descriptor (out of descriptors?)")
+    }
+}
+
+private func reportLostPollDescriptor(_ fd: Int32, _ function: StaticString) {
+    reportError(function, .invalidArgument,
+                "poll descriptor \(fd) is no longer the loop's (closed by the caller?): "
+                + "RLRunLoopGetPollDescriptor returns a new one; the pending work was not lost")
+}

@@ -1,0 +1,105 @@
+import CRunLoopShims
+import Glibc
+
+/// Driving a loop from another event loop (GLib, libuv, asyncio):
+/// RLRunLoopGetPollDescriptor, RLRunLoopGetTimeout, RLRunLoopRunPending.
+///
+/// The other loop waits on the poll descriptor (Poller.pollDescriptorLocked:
+/// an epoll set holding the loop's own), which is readable while the
+/// loop's wait set is: the wake-up eventfd, the timerfd, or a descriptor
+/// of a version-1 source of the mode.  Between runs the loop is *parked*
+/// in a mode: its wait set holds that mode's descriptors, the timerfd is
+/// armed for the mode's earliest timer window, and its wake-up state is
+/// "asleep", so a wake-up from any thread writes the eventfd, as when the
+/// loop sleeps in epoll_wait.  Parking ends with the loop's half of the
+/// wake-up protocol (store, fence, then look at the queues), and if the
+/// mode has work queued (a signalled source, a block, an always-ready
+/// descriptor) it wakes itself: the descriptor is readable while work
+/// remains, whatever the last run left behind — readiness is never
+/// consumed with work left (level-triggered by construction).
+extension Loop {
+    /// Why a call of the three could not be made.
+    package enum EmbedFailure: Error {
+        case wrongThread, gone, resources
+    }
+
+    /// The poll descriptor, made on first use.  Any thread.
+    package func pollDescriptor() -> Result<Int32, EmbedFailure> {
+        lock.withLock {
+            if isDead { return .failure(.gone) }
+            guard let fd = poller.pollDescriptorLocked() else { return .failure(.resources) }
+            return .success(fd)
+        }
+    }
+
+    /// Whether the calling thread is the loop's.
+    package var isOwnThread: Bool { rl_gettid() == ownerTID }
+
+    /// Parks the loop in `name` (unless a run is in progress) and returns
+    /// how long it may be left alone: 0 if work is queued or a timer is
+    /// due, `.infinity` if no timer is scheduled in the mode.  The loop's
+    /// thread only.  `lost`: a poll descriptor the caller closed (see
+    /// Poller.checkPollDescriptorLocked).
+    package func timeout(_ name: ModeName) -> Result<(seconds: Double, lost: Int32?), EmbedFailure> {
+        guard !lock.withLock({ isDead }) else { return .failure(.gone) }
+        guard isOwnThread else { return .failure(.wrongThread) }
+        let running = lock.withLock { !runs.isEmpty }
+        let parked = running ? peek(name) : park(name)
+        if parked.pending { return .success((0, parked.lost)) }
+        if parked.deadline == Clock.never { return .success((.infinity, parked.lost)) }
+        let now = Clock.monotonicNow()
+        let seconds = parked.deadline <= now ? 0 : Double(parked.deadline - now) / 1e9
+        return .success((seconds, parked.lost))
+    }
+
+    /// Runs what is pending in `name` without waiting (one pass, as
+    /// RLRunLoopRunInMode(mode, 0, false)), then parks the loop in `name`
+    /// if this was the outermost run.  The loop's thread only; from a
+    /// callout it is a nested run.
+    package func runPending(_ name: ModeName) -> Result<(result: RunResult, lost: Int32?), EmbedFailure> {
+        guard !lock.withLock({ isDead }) else { return .failure(.gone) }
+        guard isOwnThread else { return .failure(.wrongThread) }
+        poller.unpark()
+        let result = run(name, seconds: 0, returnAfterSourceHandled: false)
+        guard lock.withLock({ runs.isEmpty && !isDead }) else { return .success((result, nil)) }
+        return .success((result, park(name).lost))
+    }
+
+    /// What parking found: the timer wake-up deadline, whether work is
+    /// queued, a poll descriptor found closed.
+    private struct Parked {
+        var deadline: UInt64
+        var pending: Bool
+        var lost: Int32?
+    }
+
+    /// Parks the loop in `name` (see the type's comment).  Loop's thread,
+    /// no run in progress.
+    private func park(_ name: ModeName) -> Parked {
+        let (mode, lost): (Mode?, Int32?) = lock.withLock {
+            let mode = existingModeLocked(name)
+            parkedMode = mode
+            if let mode { reconcileDescriptorsLocked(mode) }
+            return (mode, poller.checkPollDescriptorLocked())
+        }
+        reportDescriptorProblems()
+        let deadline = mode.map { timerWakeDeadline($0) } ?? Clock.never
+        poller.arm(deadline)
+        poller.park()
+        // After the fence: a producer that found the loop not yet parked
+        // published its work before its own fence, and is seen here.
+        let pending = mode.map { m in lock.withLock { hasQueuedWorkLocked(m) } } ?? false
+            || poller.hasAlwaysReady.load(ordering: .acquiring)
+        if pending { poller.wakeUp() }
+        return Parked(deadline: deadline, pending: pending || deadline <= Clock.monotonicNow(), lost: lost)
+    }
+
+    /// What `park` would report, for a call made while a run is in
+    /// progress (from a callout): nothing is changed.
+    private func peek(_ name: ModeName) -> Parked {
+        guard let mode = lock.withLock({ existingModeLocked(name) }) else { return Parked(deadline: Clock.never, pending: false) }
+        let deadline = timerWakeDeadline(mode)
+        let pending = lock.withLock { hasQueuedWorkLocked(mode) } || poller.hasAlwaysReady.load(ordering: .acquiring)
+        return Parked(deadline: deadline, pending: pending || deadline <= Clock.monotonicNow())
+    }
+}
