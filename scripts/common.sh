@@ -13,7 +13,7 @@ stage() {
 }
 
 # ensure_tools [TOOL...]: install cmake, ninja, pkg-config, valgrind and
-# libffi-dev (Debian packages), and each TOOL (a command named like its
+# libffi-dev, libglib2.0-dev and libuv1-dev (Debian packages), and each TOOL (a command named like its
 # package, e.g. doxygen), when any of them is missing.  Needs root or sudo.
 ensure_tools() {
   local missing=() tool extra=("$@")
@@ -23,8 +23,14 @@ ensure_tools() {
   if command -v pkg-config >/dev/null 2>&1 && ! pkg-config --exists libffi; then
     missing+=("libffi")
   fi
+  # The adapters to other event loops (adapters/, cmake/Adapters.cmake)
+  # are built and tested only when pkg-config finds their libraries.
+  local libs=()
+  if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists glib-2.0; then libs+=(libglib2.0-dev); fi
+  if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libuv; then libs+=(libuv1-dev); fi
+  missing+=("${libs[@]}")
   if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "tools present: cmake ninja valgrind pkg-config libffi${extra[*]:+ ${extra[*]}}"
+    echo "tools present: cmake ninja valgrind pkg-config libffi glib-2.0 libuv${extra[*]:+ ${extra[*]}}"
     return 0
   fi
   echo "missing: ${missing[*]}"
@@ -37,10 +43,10 @@ ensure_tools() {
     sudo=(sudo)
   fi
   command -v apt-get >/dev/null 2>&1 || { echo "no apt-get: install ${missing[*]} by hand"; return 1; }
-  echo "+ apt-get update && apt-get install -y cmake ninja-build libffi-dev pkg-config valgrind ${extra[*]}"
+  echo "+ apt-get update && apt-get install -y cmake ninja-build libffi-dev pkg-config valgrind ${libs[*]} ${extra[*]}"
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
     && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-         cmake ninja-build libffi-dev pkg-config valgrind "${extra[@]}" \
+         cmake ninja-build libffi-dev pkg-config valgrind "${libs[@]}" "${extra[@]}" \
     || return 1
   for tool in cmake ninja valgrind pkg-config "${extra[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || { echo "still missing after install: $tool"; return 1; }

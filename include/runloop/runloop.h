@@ -455,7 +455,8 @@ void RLRunLoopStop(RLRunLoopRef rl);
  *     the loop's), no work is lost, and the next RLRunLoopGetTimeout or
  *     RLRunLoopRunPending reports kRLErrorInvalidArgument ("poll
  *     descriptor N is no longer the loop's"); RLRunLoopGetPollDescriptor
- *     then returns a new descriptor.  The library never closes or touches
+ *     then returns a new descriptor, never with the old number (a driver
+ *     that compares numbers sees the change).  The library never closes or touches
  *     the old number again.  Until the driver moves to the new descriptor
  *     it hears of the loop's work only through its timeout.
  *   - RLRunLoopRunPending from inside a callout of the same loop is a nested

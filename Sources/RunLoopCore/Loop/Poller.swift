@@ -351,13 +351,22 @@ package final class Poller: @unchecked Sendable {
     private var exportFD: Int32 = -1
     /// Set by `shutdown` when it kept `wakeFD` open for `exportFD`.
     private var keptWakeFD = false
+    /// The number of the last poll descriptor found closed, never given
+    /// to its successor.
+    private var lostExportFD: Int32 = -1
 
     /// The poll descriptor, made on first use; nil if the system refuses
     /// one.  Lock held; not after `shutdown`.
     package func pollDescriptorLocked() -> Int32? {
         if exportFD >= 0 { return exportFD }
-        let fd = rl_epoll_create()
+        var fd = rl_epoll_create()
         guard fd >= 0 else { return nil }
+        // Not the number of one found closed: a driver that compares
+        // numbers (libuv's uv_poll_t watches one for life) sees the change.
+        if fd == lostExportFD, case let other = fcntl(fd, F_DUPFD_CLOEXEC, 0), other >= 0 {
+            Glibc.close(fd)
+            fd = other
+        }
         guard rl_epoll_add(fd, epollFD, EPOLLIN.rawValue, Self.wakeToken) == 0 else {
             Glibc.close(fd)
             return nil
@@ -374,6 +383,7 @@ package final class Poller: @unchecked Sendable {
     package func checkPollDescriptorLocked() -> Int32? {
         guard exportFD >= 0, !shut.load(ordering: .relaxed) else { return nil }
         if pollDescriptorIsOurs(exportFD, member: epollFD) { return nil }
+        lostExportFD = exportFD
         defer { exportFD = -1 }
         return exportFD
     }
