@@ -95,6 +95,11 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
     case full
     /// The mode name is over 1024 bytes or contains a NUL byte.
     case invalidModeName(String)
+    /// Only the loop's own thread may do this (``Loop/runPending(in:)``,
+    /// ``Loop/timeout(in:)``).
+    case wrongThread
+    /// The system refused a descriptor.
+    case outOfResources
 
     /// A one-line explanation.
     public var description: String {
@@ -104,6 +109,8 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .loopGone: return "the run loop's thread has exited"
         case .full: return "the mode holds the most timers it can"
         case .invalidModeName(let name): return "invalid mode name (\(name.utf8.count) bytes)"
+        case .wrongThread: return "only the loop's own thread may do this"
+        case .outOfResources: return "out of descriptors"
         }
     }
 

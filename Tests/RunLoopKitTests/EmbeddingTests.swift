@@ -1,0 +1,66 @@
+import Glibc
+import RunLoopKit
+import Testing
+
+/// Touched on the loop's thread only.
+private final class Count: @unchecked Sendable { var value = 0 }
+
+/// Loop.pollDescriptor / timeout / runPending and DescriptorReadiness
+/// (the C side is Tests/c/test_rl_embed.c).
+@Suite struct EmbeddingTests {
+    /// Runs `body` on a fresh thread (its own loop) and waits for it.
+    private func onFreshThread(_ body: @escaping @Sendable () -> Void) {
+        final class Job { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { raw in
+            Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(Job(body)).toOpaque())
+        pthread_join(thread, nil)
+    }
+
+    @Test func drivesALoopFromOutside() {
+        onFreshThread {
+            let loop = Loop.current
+            let fd = try! loop.pollDescriptor()
+            #expect(fd >= 0)
+            let mode = Loop.Mode("embed-swift")
+            #expect(try! loop.timeout(in: mode) == nil)
+            let fired = Count()
+            let timer = LoopTimer(after: .milliseconds(20)) { _ in fired.value += 1 }
+            try! loop.add(timer, to: mode)
+            let wait = try! loop.timeout(in: mode)
+            #expect(wait != nil && wait! > .zero && wait! <= .milliseconds(20))
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&entry, 1, 2000) == 1)  // the timerfd, no timeout needed
+            #expect(try! loop.runPending(in: mode) == .timedOut)
+            #expect(fired.value == 1)
+        }
+    }
+
+    @Test func refusesAnotherThread() {
+        let loop = Loop.current
+        let mode = Loop.Mode("embed-swift-other")
+        onFreshThread {
+            #expect(throws: LoopError.wrongThread) { try loop.runPending(in: mode) }
+            #expect(throws: LoopError.wrongThread) { try loop.timeout(in: mode) }
+        }
+    }
+
+    @Test func readinessIsAnAsyncSequence() async {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let reader = fds[0], writer = fds[1]
+        #expect(write(writer, "x", 1) == 1)
+        var count = 0
+        for await _ in DescriptorReadiness(reader) {
+            count += 1
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)
+            if count == 1 { #expect(write(writer, "y", 1) == 1) } else { break }
+        }
+        #expect(count == 2)
+        close(reader)
+        close(writer)
+    }
+}
