@@ -53,7 +53,15 @@ typedef Boolean XBoolean;
 #include <runloop/fastpath.h>   /* opt-in: the inline rows */
 #define X(name) RL##name
 #define K(name) kRL##name
+#if defined(BENCH_DRIVER_GLIB)
+#include "rl_glib.h"
+#define IMPL "runloop_glib"
+#elif defined(BENCH_DRIVER_UV)
+#include "rl_uv.h"
+#define IMPL "runloop_uv"
+#else
 #define IMPL "runloop"
+#endif
 typedef RLBoolean XBoolean;
 #endif
 
@@ -123,11 +131,37 @@ static TimerRef new_timer(double fire, double interval, void *info,
 
 static void nothing(void *info) { (void)info; }
 
-/* Runs the current thread's loop until *done. */
+/* Runs the current thread's loop until *done: natively, or (built with
+ * -DBENCH_DRIVER_GLIB / -DBENCH_DRIVER_UV: bench_runloop_glib/_uv) driven
+ * from a GMainContext or a libuv loop through adapters/, issue 26. */
+#if defined(BENCH_DRIVER_GLIB)
+static void run_until(atomic_int *done)
+{
+    GMainContext *ctx = g_main_context_new();
+    GSource *src = rl_glib_source_new(RLRunLoopGetCurrent(), MODE);
+    g_source_attach(src, ctx);
+    while (!atomic_load(done)) g_main_context_iteration(ctx, TRUE);
+    g_source_destroy(src);
+    g_source_unref(src);
+    g_main_context_unref(ctx);
+}
+#elif defined(BENCH_DRIVER_UV)
+static void run_until(atomic_int *done)
+{
+    uv_loop_t uv;
+    uv_loop_init(&uv);
+    rl_uv *adapter = rl_uv_start(&uv, RLRunLoopGetCurrent(), MODE);
+    while (!atomic_load(done)) uv_run(&uv, UV_RUN_ONCE);
+    rl_uv_stop(adapter);
+    uv_run(&uv, UV_RUN_DEFAULT);
+    uv_loop_close(&uv);
+}
+#else
 static void run_until(atomic_int *done)
 {
     while (!atomic_load(done)) X(RunLoopRunInMode)(MODE, 1e6, false);
 }
+#endif
 
 /* ------------------------------------------------------------------------
  * 1. ping-pong: A signals B's source and wakes B; B's perform signals A's.

@@ -254,6 +254,33 @@ def svg(med, path):
         f.write("\n".join(out) + "\n")
 
 
+EMBED_IMPLS = ["runloop", "runloop_glib", "runloop_uv"]
+EMBED_ROWS = [
+    ("pingpong", "median", "ping-pong round trip, median", False),
+    ("pingpong", "p99", "ping-pong round trip, p99", False),
+    ("timers1000", "total", "1k one-shot timers, add + fire all", False),
+    ("timers10000", "total", "10k timers", False),
+    ("timers100000", "total", "100k timers", False),
+]
+
+
+def embedding(runs, units):
+    """The table of workload 9: native vs driven through each adapter."""
+    lines = ["| workload | native | from GLib | from libuv | GLib ÷ native | libuv ÷ native |",
+             "|---|---|---|---|---|---|"]
+    for w, m, label, _ in EMBED_ROWS:
+        meds, cells = {}, []
+        for impl in EMBED_IMPLS:
+            v, text = cell(runs, units, w, m, impl)
+            meds[impl] = v
+            cells.append(text or "—")
+        if cells[1] == "—" and cells[2] == "—":
+            continue
+        ratio = lambda i: f"{meds[i] / meds['runloop']:.2f}×" if meds[i] and meds["runloop"] else "—"
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio('runloop_glib')} | {ratio('runloop_uv')} |")
+    return "\n".join(lines) if len(lines) > 2 else "(not run: no bench_runloop_glib / bench_runloop_uv)"
+
+
 def main():
     raw, outdir = sys.argv[1], sys.argv[2]
     quick = "--quick" in sys.argv
@@ -275,6 +302,7 @@ def main():
         r = lambda s: f"{s:.2f}× {'better' if s >= 1 else 'worse'}" if s else "—"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {r(vs_cf)} | {r(vs_fl)} |")
     table = "\n".join(lines)
+    embed_table = embedding(runs, units)
     tgt = "\n".join(targets(med_by))
     nreps = max((len(v) for v in runs.values()), default=0)
     md = f"""# runloop benchmark results
@@ -311,6 +339,15 @@ The "one call" rows use runloop's `RLRunLoopSourceSignalAndWakeUp` (signal
 + wake-up of the source's loops in one call, like `uv_async_send`); CF has
 no such call, so its one-call rows repeat the pair, and GLib's and libuv's
 repeat their signal rows (already one call).
+
+## runloop driven from other event loops (issue 26)
+
+The same workloads with the loop run natively (`RLRunLoopRunInMode`) and
+driven through `adapters/`: a `GSource` on the poll descriptor iterated by
+`g_main_context_iteration`, and `uv_run` with a `uv_poll_t` + `uv_timer_t`
+(workload 9 of scripts/bench.sh; both sides of the ping-pong are driven).
+
+{embed_table}
 
 ## Targets (issue 6 §2)
 

@@ -7,6 +7,9 @@
 #   bench_glib     bench_glib_mem      GLib GMainContext (libglib2.0-dev)
 #   bench_uv       bench_uv_mem        libuv            (libuv1-dev)
 #   bench_floor                        raw eventfd/epoll/timerfd
+#   bench_runloop_glib, bench_runloop_uv   runloop driven from GLib / libuv
+#                                      through adapters/ (same source,
+#                                      -DBENCH_DRIVER_GLIB / _UV)
 # The *_mem variants link Benchmarks/malloc_count.c (a counting malloc).
 # Peers whose library is missing are skipped with a message.
 
@@ -36,6 +39,14 @@ function(runloop_bench name source)
 endfunction()
 
 runloop_bench(bench_runloop "${_rlb_dir}/bench_loop.c" LIBS runloop)
+# runloop driven through the adapters (cmake/Adapters.cmake): ping-pong and
+# timers only (scripts/bench.sh), against bench_runloop.
+if(TARGET rl_glib)
+  runloop_bench(bench_runloop_glib "${_rlb_dir}/bench_loop.c" LIBS rl_glib DEFS BENCH_DRIVER_GLIB)
+endif()
+if(TARGET rl_uv)
+  runloop_bench(bench_runloop_uv "${_rlb_dir}/bench_loop.c" LIBS rl_uv DEFS BENCH_DRIVER_UV)
+endif()
 
 add_executable(bench_floor "${_rlb_dir}/bench_floor.c")
 set_target_properties(bench_floor PROPERTIES C_STANDARD 11 C_EXTENSIONS ON

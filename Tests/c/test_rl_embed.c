@@ -181,15 +181,17 @@ static void *scenario_c(void *arg)
 {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopGetPollDescriptor(rl);
+    double start = mono();
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(NULL, now() + 0.1, 0, 0, 0, c_timer, NULL);
     RLRunLoopAddTimer(rl, t, M);
     double timeout = RLRunLoopGetTimeout(rl, M);
-    CHECK(timeout > (getenv("RL_UNDER_VALGRIND") ? 0 : 0.05) && timeout <= 0.1);
-    double start = mono();
-    CHECK(!readable(fd, 0));
+    int early = mono() - start < 0.05;  /* bounds, not a race: valgrind may be slow */
+    CHECK(timeout >= 0 && timeout <= 0.1);
+    if (early) CHECK(timeout > 0.04);
+    if (early) CHECK(!readable(fd, 0));
     CHECK(readable(fd, 2000));  /* the descriptor alone tells: the timerfd */
     double waited = mono() - start;
-    CHECK(waited >= 0.05 && waited < 1.5);
+    CHECK(waited >= 0.09 && waited < (getenv("RL_UNDER_VALGRIND") ? 10 : 1.5));
     CHECK(RLRunLoopGetTimeout(rl, M) == 0);
     CHECK(RLRunLoopRunPending(rl, M) == kRLRunLoopRunTimedOut);
     CHECK(c_fired == 1);

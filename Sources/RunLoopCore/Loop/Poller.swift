@@ -462,7 +462,11 @@ package final class Poller: @unchecked Sendable {
         // Looked at first: in a busy loop the state is mostly pending
         // already (see `wait`), and even a failed compare-and-swap takes
         // the line from the producers reading it.
-        if state.load() == Self.ignoring { _ = state.compareExchange(expected: Self.ignoring, desired: Self.awake) }
+        // Asleep here: the loop was parked for a driver outside
+        // (Embedding.swift) and is now run natively.
+        if let current = state.load(), current == Self.ignoring || current == Self.asleep {
+            _ = state.compareExchange(expected: current, desired: Self.awake)
+        }
         // The loop's fence of the wake-up protocol (see the type's
         // comment): the caller reads its queues after this, so either it
         // sees what a producer published before that producer's fence, or
