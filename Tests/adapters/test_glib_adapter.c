@@ -214,8 +214,7 @@ static gboolean c_invoke(gpointer data)
 }
 static void *c_other(void *arg)
 {
-    usleep(20 * 1000);
-    g_main_context_invoke(c_ctx, c_invoke, NULL);
+    g_main_context_invoke(c_ctx, c_invoke, NULL);  /* from another thread: GLib's wake-up fd */
     return NULL;
 }
 static gboolean c_free_host(gpointer data)

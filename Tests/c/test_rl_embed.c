@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,8 +229,10 @@ static void d_fn(void *info) { g_fn_ran++; }
 
 static void *d_producer(void *arg)
 {
-    usleep(50 * 1000);  /* while the consumer polls (a bound, not a hand-over) */
     long what = (long)arg;
+    /* the gate: the loop is prepared (waited for from outside) with
+     * nothing pending, so the calls below take the eventfd path */
+    if (what < 3) while (!RLRunLoopIsWaiting(g_rl)) sched_yield();
     if (what == 0) {
         RLRunLoopPerformFunction(g_rl, M, d_fn, NULL);
         RLRunLoopWakeUp(g_rl);
