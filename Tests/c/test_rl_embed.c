@@ -24,7 +24,11 @@
  *      lost, kRLErrorInvalidArgument, a new descriptor works, the reused
  *      number is not touched;
  *   J. RunPending from a callout is a nested run; GetTimeout from a
- *      callout reports 0 without preparing.
+ *      callout reports 0 without preparing;
+ *   K. the loop's wait set rebuilt to drop a ghost registration: the poll
+ *      descriptor follows the new set;
+ *   L. an RLFileDescriptor's callbacks enabled from another thread while
+ *      the loop is prepared: the descriptor reports its readiness.
  * No trace file: the checks are the test.
  */
 #include "harness.h"
@@ -448,6 +452,88 @@ static void *scenario_j(void *arg)
     return NULL;
 }
 
+/* ---- K: the wait set rebuilt for a ghost keeps the poll descriptor ------ */
+
+static int k_dup;
+static int k_get_port(void *info) { return k_dup; }
+static void k_perform(void *info) {}
+
+static void *scenario_k(void *arg)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopGetPollDescriptor(rl);
+    int p[2];
+    CHECK(pipe(p) == 0);
+    k_dup = dup(p[0]);
+    RLRunLoopSourceContext1 ctx = { 0 };
+    ctx.version = 1;
+    ctx.getPort = k_get_port;
+    ctx.perform = k_perform;
+    RLRunLoopSourceRef v1 = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    counter_t c = { 0 };
+    RLRunLoopSourceRef s = counter_source(&c, 0);
+    RLRunLoopAddSource(rl, v1, M);
+    RLRunLoopAddSource(rl, s, M);
+    RLRunLoopGetTimeout(rl, M);
+    close(k_dup);                  /* misuse: closed while watched, file open via p[0] */
+    RLRunLoopSourceInvalidate(v1); /* its registration is now a ghost */
+    CHECK(write(p[1], "x", 1) == 1);
+    CHECK(readable(fd, 2000));     /* the ghost reports */
+    RLRunLoopRunPending(rl, M);    /* finds the ghost: the loop's wait set is rebuilt */
+    char byte;
+    CHECK(read(p[0], &byte, 1) == 1);
+    RLRunLoopGetTimeout(rl, M);
+    CHECK(!readable(fd, 0));
+    RLRunLoopSourceSignalAndWakeUp(s);
+    CHECK(readable(fd, 2000));     /* the poll descriptor watches the new set */
+    RLRunLoopRunPending(rl, M);
+    CHECK(c.performed == 1);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    RLRelease(v1);
+    close(p[0]);
+    close(p[1]);
+    return NULL;
+}
+
+/* ---- L: an RLFileDescriptor enabled from another thread while prepared --- */
+
+static RLFileDescriptorRef l_file;
+static int l_called;
+static void l_callback(RLFileDescriptorRef f, RLOptionFlags types, void *info) { l_called++; }
+static void *l_enable(void *arg)
+{
+    RLFileDescriptorEnableCallBacks(l_file, kRLFileDescriptorReadCallBack);
+    return NULL;
+}
+
+static void *scenario_l(void *arg)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopGetPollDescriptor(rl);
+    int p[2];
+    CHECK(pipe(p) == 0);
+    RLFileDescriptorContext ctx = { 0, NULL, NULL, NULL, NULL };
+    l_file = RLFileDescriptorCreate(NULL, p[0], false, l_callback, &ctx);
+    RLRunLoopSourceRef src = RLFileDescriptorCreateRunLoopSource(NULL, l_file, 0);
+    RLRunLoopAddSource(rl, src, M);
+    CHECK(write(p[1], "x", 1) == 1);
+    RLRunLoopGetTimeout(rl, M);
+    CHECK(!readable(fd, 0));       /* no callback enabled: not watched */
+    pthread_t t;
+    pthread_create(&t, NULL, l_enable, NULL);
+    pthread_join(t, NULL);
+    CHECK(readable(fd, 2000));     /* the prepared wait set follows the change */
+    RLRunLoopRunPending(rl, M);
+    CHECK(l_called == 1);
+    RLFileDescriptorInvalidate(l_file);
+    RLRelease(src);
+    RLRelease(l_file);
+    close(p[0]);
+    close(p[1]);
+    return NULL;
+}
+
 int main(void)
 {
     alarm(getenv("RL_UNDER_VALGRIND") ? 250 : 60);  /* a hang fails */
@@ -460,6 +546,8 @@ int main(void)
     embed_thread(scenario_h);
     embed_thread(scenario_i);
     embed_thread(scenario_j);
+    embed_thread(scenario_k);
+    embed_thread(scenario_l);
     if (harness_failures) fprintf(stderr, "%d check(s) failed\n", harness_failures);
     return harness_failures;
 }

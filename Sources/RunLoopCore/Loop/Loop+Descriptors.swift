@@ -62,7 +62,8 @@ extension Loop {
     /// A version-1 source's interest changed (any thread).
     package func descriptorsChanged(_ source: Source) {
         lock.withLock {
-            if let mode = runs.last?.mode, mode.sources[ObjectIdentifier(source)] != nil {
+            // Or the mode it is parked in for a driver outside (Embedding.swift).
+            if let mode = runs.last?.mode ?? parkedMode, mode.sources[ObjectIdentifier(source)] != nil {
                 descriptorsEditedLocked(mode, fd: source.descriptor)
             } else {
                 descriptorEpoch &+= 1

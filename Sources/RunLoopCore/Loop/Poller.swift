@@ -317,6 +317,11 @@ package final class Poller: @unchecked Sendable {
             return
         }
         Glibc.close(fresh)  // the set lives on under epollFD
+        // The poll descriptor watched the old set's file, gone with it.
+        if exportFD >= 0 && rl_epoll_add(exportFD, epollFD, EPOLLIN.rawValue, Self.wakeToken) != 0
+            && rl_errno() == EEXIST {
+            _ = rl_epoll_mod(exportFD, epollFD, EPOLLIN.rawValue, Self.wakeToken)
+        }
         lostTokens.removeAll()
         rebuilds += 1
         problems.append("descriptor \(fd): a registration outlived its descriptor (closed while a source "
