@@ -11,9 +11,10 @@
  *      (removes itself, kRLErrorLoopGone);
  *   C. a GMainContext hosted on a runloop (rl_glib_host_new): a GLib
  *      timeout, an idle, an I/O watch on a pipe and a g_main_context_invoke
- *      from another thread all run while RLRunLoopRunInMode runs; the host
- *      freed from a GLib callback; a context owned by another thread is
- *      refused.
+ *      from another thread all run while RLRunLoopRunInMode runs; a
+ *      descriptor closed by a GLib callback (its file still open and
+ *      readable) is no error and no busy loop; the host freed from a GLib
+ *      callback; a context owned by another thread is refused.
  */
 #define _GNU_SOURCE 1
 #include "rl_glib.h"
@@ -225,6 +226,22 @@ static gboolean c_free_host(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* A GLib callback that destroys a descriptor's source and closes the
+ * descriptor (a dup: the file stays open, readable) before the host hears
+ * of it: no runloop error, and the host's set drops the registration (no
+ * busy loop). */
+static int c_dup;
+static GSource *c_dup_source;
+static int c_passes;
+static gboolean c_close_dup(gpointer data)
+{
+    g_source_destroy(c_dup_source);
+    close(c_dup);
+    return G_SOURCE_REMOVE;
+}
+static gboolean c_dup_read(gint fd, GIOCondition cond, gpointer data) { return G_SOURCE_CONTINUE; }
+static void c_count(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { c_passes++; }
+
 static gboolean c_acquire(gpointer data) { return G_SOURCE_REMOVE; }
 static GMainContext *c_foreign;
 static void *c_try_foreign(void *arg)
@@ -268,6 +285,32 @@ static void *scenario_c(void *arg)
     CHECK(c_io == 1);
     CHECK(c_invoked == 1);
     CHECK(mono() - start >= 0.04);
+
+    /* a descriptor closed by a GLib callback before the host hears of it */
+    int q[2];
+    CHECK(pipe(q) == 0);
+    c_dup = dup(q[0]);
+    c_dup_source = g_unix_fd_source_new(c_dup, G_IO_IN);
+    g_source_set_callback(c_dup_source, (GSourceFunc)(void (*)(void))c_dup_read, NULL, NULL);
+    g_source_attach(c_dup_source, c_ctx);
+    RLRunLoopRunInMode(DEF, 0.05, false);  /* the host watches c_dup */
+    s = g_timeout_source_new(1);
+    g_source_set_callback(s, c_close_dup, NULL, NULL);
+    g_source_attach(s, c_ctx);
+    g_source_unref(s);
+    RLRunLoopRunInMode(DEF, 0.05, false);  /* c_close_dup runs */
+    CHECK(write(q[1], "x", 1) == 1);       /* the file behind the closed number is readable */
+    last_code = 0;
+    RLRunLoopObserverRef counter = RLRunLoopObserverCreate(NULL, kRLRunLoopBeforeSources, true, 0, c_count, NULL);
+    RLRunLoopAddObserver(rl, counter, DEF);
+    RLRunLoopRunInMode(DEF, 0.2, false);
+    CHECK(last_code == 0);
+    CHECK(c_passes < 50);                  /* asleep, not spinning on a ghost */
+    RLRunLoopObserverInvalidate(counter);
+    RLRelease(counter);
+    g_source_unref(c_dup_source);
+    close(q[0]);
+    close(q[1]);
 
     /* freed from one of its own callbacks */
     s = g_timeout_source_new(5);

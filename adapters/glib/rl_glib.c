@@ -1,8 +1,13 @@
+#define _GNU_SOURCE 1  /* dup3 */
 /* rl_glib — see rl_glib.h. */
 #include "rl_glib.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +90,15 @@ GSource *rl_glib_source_new(RLRunLoopRef rl, RLRunLoopMode mode)
 
 /* ---- a GMainContext hosted on a runloop ---------------------------------- */
 
+/* GLib's descriptors are watched through one epoll set of the host's own,
+ * which the loop watches with one version-1 source: GLib may close a
+ * descriptor before the host hears of it (a callback destroys its source
+ * and closes the descriptor), which epoll takes in its stride, whereas a
+ * runloop source per descriptor would report each such close as misuse. */
 typedef struct {
     int fd;
-    gushort events;
-    RLFileDescriptorRef file;
-    RLRunLoopSourceRef source;
-} host_watch;
+    uint32_t events;  /* epoll events wanted (union over GLib's entries) */
+} host_reg;
 
 struct rl_glib_host {
     GMainContext *ctx;
@@ -99,67 +107,86 @@ struct rl_glib_host {
     RLRunLoopObserverRef observer;  /* BeforeWaiting: prepare for the sleep */
     RLRunLoopTimerRef timer;        /* GLib's timeout */
     RLRunLoopSourceRef kick;        /* GLib has something ready now */
+    RLRunLoopSourceRef watch;       /* version 1, on `epfd` */
+    int epfd;                       /* GLib's descriptors */
     GPollFD *fds;
     gint nfds, cap, priority;
     gboolean prepared;  /* prepare + query done, check + dispatch due */
     int busy;           /* inside prepare / query / check: no re-entry */
     int depth;          /* cycles in progress (a GLib callback may run the loop) */
     gboolean freed;     /* rl_glib_host_free called during a cycle */
-    host_watch *watches;
-    int nwatches;
+    gboolean always;    /* a descriptor epoll refuses (a regular file): always ready */
+    host_reg *regs;
+    int nregs;
 };
 
 static void host_cycle(rl_glib_host *h);
 
-static void host_unwatch(host_watch *w)
+static uint32_t epoll_events(gushort events)
 {
-    RLFileDescriptorInvalidate(w->file);
-    RLRelease(w->source);
-    RLRelease(w->file);
+    uint32_t e = 0;
+    if (events & G_IO_IN) e |= EPOLLIN;
+    if (events & G_IO_OUT) e |= EPOLLOUT;
+    if (events & G_IO_PRI) e |= EPOLLPRI;
+    return e;  /* EPOLLHUP and EPOLLERR are always reported */
 }
 
-static RLOptionFlags watch_callbacks(gushort events)
+static int epoll_set(int epfd, int op, int fd, uint32_t events)
 {
-    RLOptionFlags f = 0;
-    if (events & (G_IO_IN | G_IO_PRI | G_IO_HUP | G_IO_ERR)) f |= kRLFileDescriptorReadCallBack;
-    if (events & G_IO_OUT) f |= kRLFileDescriptorWriteCallBack;
-    return f;
+    struct epoll_event ev = { .events = events, .data.fd = fd };
+    return epoll_ctl(epfd, op, fd, &ev);
 }
 
-static void host_fd_ready(RLFileDescriptorRef f, RLOptionFlags types, void *info) { host_cycle(info); }
+/* A new set in the old one's number: the only way to drop a registration
+ * whose descriptor was closed while its file stays open elsewhere. */
+static void host_rebuild(rl_glib_host *h)
+{
+    int fresh = epoll_create1(EPOLL_CLOEXEC);
+    if (fresh < 0) return;
+    int kept = 0;
+    for (int i = 0; i < h->nregs; i++)
+        if (epoll_set(fresh, EPOLL_CTL_ADD, h->regs[i].fd, h->regs[i].events) == 0) h->regs[kept++] = h->regs[i];
+    h->nregs = kept;
+    if (dup3(fresh, h->epfd, O_CLOEXEC) < 0) { close(fresh); return; }
+    close(fresh);
+}
 
-/* Makes the loop watch exactly the descriptors GLib asked for, with their
- * events; re-enables the (one-shot) callbacks of those kept. */
+/* Makes `epfd` watch exactly GLib's descriptors (one registration per
+ * descriptor, the union of its entries' events). */
 static void host_sync_watches(rl_glib_host *h)
 {
-    for (int i = 0; i < h->nwatches;) {
-        host_watch *w = &h->watches[i];
-        gboolean keep = FALSE;
+    gboolean rebuild = FALSE;
+    h->always = FALSE;
+    for (int i = 0; i < h->nregs;) {
+        uint32_t wanted = 0;
+        gboolean found = FALSE;
         for (int j = 0; j < h->nfds; j++)
-            if (h->fds[j].fd == w->fd && h->fds[j].events == w->events) keep = TRUE;
-        if (keep) { i++; continue; }
-        host_unwatch(w);
-        h->watches[i] = h->watches[--h->nwatches];
+            if (h->fds[j].fd == h->regs[i].fd) { found = TRUE; wanted |= epoll_events(h->fds[j].events); }
+        if (found && wanted == h->regs[i].events) { i++; continue; }
+        int rc = found ? epoll_set(h->epfd, EPOLL_CTL_MOD, h->regs[i].fd, wanted)
+                       : epoll_set(h->epfd, EPOLL_CTL_DEL, h->regs[i].fd, 0);
+        if (rc != 0 && (errno == EBADF || errno == ENOENT)) rebuild = TRUE;  /* closed under us */
+        if (found && rc == 0) { h->regs[i].events = wanted; i++; continue; }
+        h->regs[i] = h->regs[--h->nregs];
     }
-    h->watches = realloc(h->watches, sizeof(host_watch) * (size_t)(h->nfds + 1));
+    h->regs = realloc(h->regs, sizeof(host_reg) * (size_t)(h->nregs + h->nfds + 1));
     for (int j = 0; j < h->nfds; j++) {
-        host_watch *found = NULL;
-        for (int i = 0; i < h->nwatches; i++)
-            if (h->watches[i].fd == h->fds[j].fd && h->watches[i].events == h->fds[j].events) found = &h->watches[i];
-        if (!found) {
-            RLFileDescriptorContext ctx = { 0, h, NULL, NULL, NULL };
-            RLFileDescriptorRef file = RLFileDescriptorCreate(NULL, h->fds[j].fd, false, host_fd_ready, &ctx);
-            if (!file) continue;  /* reported by runloop */
-            found = &h->watches[h->nwatches++];
-            found->fd = h->fds[j].fd;
-            found->events = h->fds[j].events;
-            found->file = file;
-            found->source = RLFileDescriptorCreateRunLoopSource(NULL, file, 0);
-            RLRunLoopAddSource(h->rl, found->source, h->mode);
+        int fd = h->fds[j].fd, known = 0;
+        for (int i = 0; i < h->nregs; i++) known |= h->regs[i].fd == fd;
+        if (known) continue;
+        uint32_t wanted = 0;
+        for (int k = j; k < h->nfds; k++)
+            if (h->fds[k].fd == fd) wanted |= epoll_events(h->fds[k].events);
+        if (epoll_set(h->epfd, EPOLL_CTL_ADD, fd, wanted) == 0) {
+            h->regs[h->nregs++] = (host_reg){ fd, wanted };
+        } else if (errno == EPERM) {
+            h->always = TRUE;  /* as poll(2) reports such a file: ready */
         }
-        RLFileDescriptorEnableCallBacks(found->file, watch_callbacks(found->events));
     }
+    if (rebuild) host_rebuild(h);
 }
+
+static int host_get_port(void *info) { return ((rl_glib_host *)info)->epfd; }
 
 /* One GLib iteration split around the runloop's sleep: check and dispatch
  * what the last prepare asked for, then prepare and query for the next
@@ -192,7 +219,7 @@ static void host_cycle(rl_glib_host *h)
         h->busy--;
         h->prepared = TRUE;
         host_sync_watches(h);
-        if (ready || timeout == 0) {
+        if (ready || timeout == 0 || h->always) {
             RLRunLoopSourceSignal(h->kick);
             RLRunLoopWakeUp(h->rl);
         } else {
@@ -206,12 +233,19 @@ static void host_cycle(rl_glib_host *h)
 static void host_before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { host_cycle(info); }
 static void host_timer(RLRunLoopTimerRef t, void *info) { host_cycle(info); }
 static void host_kick(void *info) { host_cycle(info); }
+static void host_ready(void *info) { host_cycle(info); }
 
 rl_glib_host *rl_glib_host_new(GMainContext *ctx, RLRunLoopRef rl, RLRunLoopMode mode)
 {
     if (!ctx || !rl || !mode || RLRunLoopGetCurrent() != rl) return NULL;
-    if (!g_main_context_acquire(ctx)) return NULL;
+    int epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0) return NULL;
+    if (!g_main_context_acquire(ctx)) {
+        close(epfd);
+        return NULL;
+    }
     rl_glib_host *h = calloc(1, sizeof *h);
+    h->epfd = epfd;
     h->ctx = g_main_context_ref(ctx);
     h->rl = (RLRunLoopRef)RLRetain(rl);
     h->mode = strdup(mode);
@@ -225,9 +259,16 @@ rl_glib_host *rl_glib_host_new(GMainContext *ctx, RLRunLoopRef rl, RLRunLoopMode
     sctx.info = h;
     sctx.perform = host_kick;
     h->kick = RLRunLoopSourceCreate(NULL, 0, &sctx);
+    RLRunLoopSourceContext1 wctx = { 0 };
+    wctx.version = 1;
+    wctx.info = h;
+    wctx.getPort = host_get_port;
+    wctx.perform = host_ready;
+    h->watch = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&wctx);
     RLRunLoopAddObserver(rl, h->observer, h->mode);
     RLRunLoopAddTimer(rl, h->timer, h->mode);
     RLRunLoopAddSource(rl, h->kick, h->mode);
+    RLRunLoopAddSource(rl, h->watch, h->mode);
     host_cycle(h);  /* first prepare: GLib's sources are known from now */
     return h;
 }
@@ -239,11 +280,13 @@ void rl_glib_host_free(rl_glib_host *h)
     RLRunLoopObserverInvalidate(h->observer);
     RLRunLoopTimerInvalidate(h->timer);
     RLRunLoopSourceInvalidate(h->kick);
+    RLRunLoopSourceInvalidate(h->watch);  /* before its descriptor is closed */
     RLRelease(h->observer);
     RLRelease(h->timer);
     RLRelease(h->kick);
-    for (int i = 0; i < h->nwatches; i++) host_unwatch(&h->watches[i]);
-    free(h->watches);
+    RLRelease(h->watch);
+    close(h->epfd);
+    free(h->regs);
     free(h->fds);
     free(h->mode);
     g_main_context_release(h->ctx);

@@ -7,10 +7,14 @@
  *    dispatches with RLRunLoopRunPending.  Attach it to the context that
  *    runs on the loop's thread: g_source_attach(src, ctx).
  *
- * 2. A GMainContext hosted on a runloop: rl_glib_host_new() makes the
- *    context's descriptors and timeouts runloop sources and a timer
- *    (g_main_context_prepare / query / check / dispatch), so GLib timeouts,
- *    idles and I/O watches fire while RLRunLoopRun runs.
+ * 2. A GMainContext hosted on a runloop: rl_glib_host_new() prepares the
+ *    context before each sleep of the loop (g_main_context_prepare /
+ *    query), watches its descriptors through one epoll set of its own (one
+ *    version-1 runloop source), turns its timeout into a runloop timer, and
+ *    checks and dispatches when any of them fires, so GLib timeouts, idles
+ *    and I/O watches fire while RLRunLoopRun runs.  A descriptor GLib
+ *    closes before the host hears of it is dropped quietly (and a
+ *    registration outliving it is cleared by rebuilding the set).
  *
  * Threads: everything on the loop's thread.  Bad input and misuse:
  *   - the GSource dispatched on another thread than the loop's, or after
