@@ -261,6 +261,8 @@ EMBED_ROWS = [
     ("timers1000", "total", "1k one-shot timers, add + fire all", False),
     ("timers10000", "total", "10k timers", False),
     ("timers100000", "total", "100k timers", False),
+    ("lateness", "p50", "timer lateness p50 (2 ms timer, tolerance 0)", False),
+    ("lateness", "p99", "timer lateness p99", False),
 ]
 
 

@@ -161,11 +161,12 @@ echo "7. timer lateness ($FIRES fires of a 2 ms timer x $R)"
 run $R "$all" lateness $FIRES
 echo "8. memory ($MEM timers and sources, 64 loops)"
 run_mem memory $MEM
-echo "9. runloop driven from GLib / libuv through adapters/ vs natively (ping-pong, timers)"
+echo "9. runloop driven from GLib / libuv through adapters/ vs natively (ping-pong, timers, lateness)"
 embed=""
 for i in runloop runloop_glib runloop_uv; do [[ -x "$bin/bench_$i" ]] && embed+="$i "; done
 run $R "$embed" pingpong $PP
 for n in $TIMERS; do run $R "$embed" timers $n; done
+run $R "$embed" lateness $FIRES
 
 stage "4/4 report"
 python3 "$RUNLOOP_ROOT/Benchmarks/report.py" "$raw" "$out" $([[ $quick == 1 ]] && echo --quick) ||
