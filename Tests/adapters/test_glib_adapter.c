@@ -4,8 +4,9 @@
  *      ping-pong (performed functions + wake-ups), a repeating timer,
  *      a source signalled from another thread, observers (Entry/Exit, no
  *      BeforeWaiting), re-entry (g_main_context_iteration from a runloop
- *      callout does not dispatch the runloop source again), the poll
- *      descriptor closed by mistake (the source follows the new one);
+ *      callout does not dispatch the runloop source again; the source
+ *      destroyed from a runloop callout), the poll descriptor closed by
+ *      mistake (the source follows the new one);
  *   B. bad input: the source dispatched on another thread (removes
  *      itself, kRLErrorWrongThread, nothing run); the loop's thread exited
  *      (removes itself, kRLErrorLoopGone);
@@ -76,6 +77,12 @@ static void a_perform(void *info)
 }
 
 static void a_timer(RLRunLoopTimerRef t, void *info) { a_timer_fires++; }
+static int a_destroyed;
+static void a_destroy_source(void *info)
+{
+    g_source_destroy(info);  /* the adapter's source, from a callout of its own dispatch */
+    a_destroyed = 1;
+}
 
 static void a_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 {
@@ -134,9 +141,16 @@ static void *scenario_a(void *arg)
     while (a_sources < 3 && mono() - start < 5) g_main_context_iteration(a_ctx, TRUE);
     CHECK(a_sources == 3);
 
+    /* re-entry: the adapter's source destroyed from a runloop callout */
+    RLRunLoopPerformFunction(a_rl, DEF, a_destroy_source, src);
+    RLRunLoopWakeUp(a_rl);
+    start = mono();
+    while (!a_destroyed && mono() - start < 5) g_main_context_iteration(a_ctx, TRUE);
+    CHECK(a_destroyed && g_source_is_destroyed(src));
+    g_main_context_iteration(a_ctx, FALSE);  /* nothing left to dispatch, no crash */
+
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
-    g_source_destroy(src);
     g_source_unref(src);
     g_main_context_pop_thread_default(a_ctx);
     g_main_context_unref(a_ctx);
