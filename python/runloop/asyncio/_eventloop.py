@@ -1,0 +1,223 @@
+"""RunLoopEventLoop: an asyncio event loop that runs on a runloop.
+
+run_forever() is RunLoop.run() of the calling thread's run loop, in one
+mode (DEFAULT_MODE unless told otherwise), so the loop's own timers,
+sources and observers on that thread fire while asyncio runs, and asyncio
+keeps running while runloop code runs the loop.  asyncio's machinery stays
+the standard one (BaseEventLoop's ready queue and timer heap, the selector
+event loop's transports, streams and servers); what waits and wakes is the
+run loop:
+
+- one version-0 source, the "tick": its perform runs one asyncio
+  iteration (BaseEventLoop._run_once).  call_soon() signals it (with a
+  wake-up) when it is not already pending; call_soon_threadsafe() and
+  stop() signal it from any thread.
+- one timer, set to the earliest call_at()/call_later() deadline;
+- one RLFileDescriptor per descriptor asyncio watches (add_reader,
+  add_writer, transports), through RunLoopSelector.
+
+These items sit in the mode only while run_forever() runs (so outside it
+asyncio leaves nothing in the run loop), in the run loop of the thread
+that runs it.  After each iteration the tick is signalled again if work
+is ready, else the timer is set to the next deadline; the run loop sleeps
+in between.  An iteration never runs inside another: a callback that runs
+the run loop (nested) sees runloop items fire but no asyncio callbacks
+until it returns.
+"""
+import asyncio
+import sys
+import threading
+import weakref
+from asyncio import events
+
+from .. import _capi
+from ..constants import DEFAULT_MODE, RunResult
+from ..items import Source, Timer
+from ..loop import RunLoop
+from ._selector import RunLoopSelector
+
+_FAR = 1.0e9   # seconds: "not armed" for the timer (it repeats, so it stays valid)
+
+
+def _weak(method):
+    """A callable calling `method` (a bound method) through a weak reference,
+    so the run loop's items do not keep the event loop alive."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*_):
+        function = ref()
+        if function is not None:
+            function()
+    return call
+
+
+class RunLoopEventLoop(asyncio.SelectorEventLoop):
+    """An asyncio event loop whose run_forever() runs the calling thread's
+    RunLoop in `mode` (see the module's doc).  Everything else is asyncio's:
+    use it like any event loop, or through new_event_loop() / run() /
+    RunLoopEventLoopPolicy.  Not supported: nothing beyond what
+    SelectorEventLoop offers; signal handlers (add_signal_handler) are
+    untested on it."""
+
+    def __init__(self, mode=DEFAULT_MODE):
+        self._rl_mode = _capi.mode_bytes(mode).decode("utf-8")  # TypeError for a bad mode
+        self._rl_loop = None          # the RunLoop while run_forever runs
+        self._rl_in_tick = False      # inside _run_once (no nesting)
+        self._rl_pending = False      # the tick is signalled and has not run yet
+        self._rl_stopping = False     # the tick stopped the run loop for stop()
+        self._rl_armed = None         # the deadline (loop.time()) the timer is set to
+        self._rl_timer = None         # made for the run loop it is added to
+        self._rl_timer_loop = None
+        self._rl_tick = Source(_weak(self._rl_tick_perform))
+        self._rl_selector = RunLoopSelector(_weak(self._rl_descriptor_ready))
+        super().__init__(selector=self._rl_selector)
+
+    # ---- running ----------------------------------------------------------------------
+
+    def run_forever(self):
+        """Runs the calling thread's run loop in this loop's mode until
+        stop().  RuntimeError if closed or already running (also from a
+        callback of this loop)."""
+        self._check_closed()
+        self._check_running()
+        loop = RunLoop.current()
+        setup = getattr(self, "_run_forever_setup", None)   # Python 3.13+
+        if setup is not None:
+            setup()
+        else:
+            self._set_coroutine_origin_tracking(self._debug)
+            old_hooks = sys.get_asyncgen_hooks()
+            self._thread_id = threading.get_ident()
+            sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,
+                                   finalizer=self._asyncgen_finalizer_hook)
+            events._set_running_loop(self)
+        try:
+            self._rl_attach(loop)
+            self._rl_signal()
+            while True:
+                result = loop.run(self._rl_mode)
+                if self._rl_stopping:
+                    break
+                if result is RunResult.FINISHED:  # our items were removed behind our back
+                    raise RuntimeError("RunLoopEventLoop: the run loop's mode lost the "
+                                       "event loop's items")
+                # STOPPED by someone else's RunLoop.stop(): asyncio runs on.
+        finally:
+            self._rl_detach()
+            self._rl_stopping = False
+            if setup is not None:
+                self._run_forever_cleanup()
+            else:
+                self._stopping = False
+                self._thread_id = None
+                events._set_running_loop(None)
+                self._set_coroutine_origin_tracking(False)
+                sys.set_asyncgen_hooks(*old_hooks)
+
+    def stop(self):
+        super().stop()
+        if not self._rl_in_tick:
+            self._rl_signal()
+
+    def close(self):
+        """Closes the loop (asyncio's close) and invalidates its runloop
+        items.  Idempotent; RuntimeError while running."""
+        super().close()
+        self._rl_tick.invalidate()
+        if self._rl_timer is not None:
+            self._rl_timer.invalidate()
+            self._rl_timer = None
+
+    # ---- scheduling ----------------------------------------------------------------------
+
+    def call_soon(self, callback, *args, context=None):
+        handle = super().call_soon(callback, *args, context=context)
+        if not self._rl_in_tick and not self._rl_pending:
+            self._rl_signal()
+        return handle
+
+    def call_at(self, when, callback, *args, context=None):
+        handle = super().call_at(when, callback, *args, context=context)
+        if (not self._rl_in_tick and self._rl_loop is not None
+                and (self._rl_armed is None or handle.when() < self._rl_armed)):
+            self._rl_arm(handle.when())
+        return handle
+
+    def _write_to_self(self):
+        # call_soon_threadsafe's wake-up (any thread): the tick, not the pipe.
+        self._rl_signal()
+
+    # ---- the run loop's side ---------------------------------------------------------------
+
+    def _rl_signal(self):
+        self._rl_pending = True
+        tick = self._rl_tick
+        if tick.is_valid:
+            tick.signal_and_wake_up()
+
+    def _rl_arm(self, when):
+        self._rl_armed = when
+        self._rl_timer.next_fire_date = _capi.RLAbsoluteTimeGetCurrent() + max(0.0, when - self.time())
+
+    def _rl_attach(self, loop):
+        if self._rl_timer is None or self._rl_timer_loop != loop:
+            if self._rl_timer is not None:
+                self._rl_timer.invalidate()
+            # A timer belongs to the first loop it is added to.
+            self._rl_timer = Timer(_weak(self._rl_timer_fired), interval=_FAR, delay=_FAR)
+            self._rl_timer_loop = loop
+        self._rl_armed = None
+        mode = self._rl_mode
+        loop.add_timer(self._rl_timer, mode)
+        try:
+            loop.add_source(self._rl_tick, mode)
+            self._rl_selector.attach(loop, mode)
+        except BaseException:
+            loop.remove_timer(self._rl_timer, mode)
+            loop.remove_source(self._rl_tick, mode)
+            raise
+        self._rl_loop = loop
+
+    def _rl_detach(self):
+        loop, self._rl_loop = self._rl_loop, None
+        if loop is None:
+            return
+        mode = self._rl_mode
+        self._rl_selector.detach()
+        loop.remove_source(self._rl_tick, mode)
+        if self._rl_timer is not None:
+            self._rl_timer.next_fire_date = _capi.RLAbsoluteTimeGetCurrent() + _FAR
+            loop.remove_timer(self._rl_timer, mode)
+        self._rl_armed = None
+
+    def _rl_tick_perform(self):
+        self._rl_pending = False
+        self._rl_iterate()
+
+    def _rl_timer_fired(self):
+        self._rl_armed = None
+        self._rl_iterate()
+
+    def _rl_descriptor_ready(self):
+        self._rl_iterate()
+
+    def _rl_iterate(self):
+        """One asyncio iteration, on the run loop's thread, then what makes
+        the run loop come back: the tick if work is ready, the timer for
+        the next deadline, or RunLoop.stop() for stop()."""
+        if self._rl_in_tick or self._rl_loop is None or self._thread_id != threading.get_ident():
+            return  # nested in an iteration, or not running here
+        self._rl_in_tick = True
+        try:
+            self._run_once()
+        finally:
+            self._rl_in_tick = False
+        if self._stopping:
+            self._rl_stopping = True
+            self._rl_loop.stop()
+        elif self._ready or self._rl_selector.has_reports:
+            self._rl_signal()
+        elif self._scheduled:
+            when = self._scheduled[0]._when
+            if when != self._rl_armed:
+                self._rl_arm(when)
