@@ -60,7 +60,11 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
     untested on it."""
 
     def __init__(self, mode=DEFAULT_MODE):
-        self._rl_mode = _capi.mode_bytes(mode).decode("utf-8")  # TypeError for a bad mode
+        try:
+            self._rl_mode = _capi.mode_bytes(mode).decode("utf-8")
+        except (TypeError, UnicodeDecodeError):
+            self._closed = True  # BaseEventLoop.__del__ runs on this half-made object
+            raise
         self._rl_loop = None          # the RunLoop while run_forever runs
         self._rl_in_tick = False      # inside _run_once (no nesting)
         self._rl_pending = False      # the tick is signalled and has not run yet
