@@ -265,8 +265,18 @@ def call_quietly(function, *args):
         return None, error
 
 
+# Functions a library older than this package lacks: bound only when the
+# loaded library has them (users check with hasattr(_capi, name)).
+_OPTIONAL_PROTOTYPES = {
+    # driving a loop from another event loop (runloop.h)
+    "RLRunLoopGetPollDescriptor": (c_int, [Handle]),
+    "RLRunLoopGetTimeout": (RLTimeInterval, [Handle, c_char_p]),
+    "RLRunLoopRunPending": (c_int32, [Handle, c_char_p]),
+}
+
 raw = type("raw", (), {})()  # the bare ctypes functions, by name
-for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+for _name, (_restype, _argtypes) in list(_PROTOTYPES.items()) + [
+        item for item in _OPTIONAL_PROTOTYPES.items() if hasattr(lib, item[0])]:
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes

@@ -14,15 +14,25 @@ observers on that thread fire while asyncio code runs:
     asyncio.run(main(), loop_factory=runloop.asyncio.new_event_loop)   # 3.12+
     asyncio.set_event_loop_policy(runloop.asyncio.RunLoopEventLoopPolicy())  # any
 
-attach() (if the library has the drive-from-outside API) does the
-reverse: a running asyncio loop drives a run loop.
+attach() does the reverse: a running asyncio loop (any: the default one,
+uvloop, ...) drives the calling thread's run loop, through the library's
+poll descriptor, timeout and RLRunLoopRunPending (librunloop with the
+drive-from-outside API: see available()):
+
+    async def main():
+        with runloop.asyncio.attach():          # this thread's run loop, DEFAULT_MODE
+            runloop.RunLoop.current().add_timer(runloop.Timer(print, delay=0.1))
+            await asyncio.sleep(0.2)            # the timer fires meanwhile
+    asyncio.run(main())
 """
 import asyncio as _asyncio
 
 from ..constants import DEFAULT_MODE
+from ._attach import Attachment, attach, available
 from ._eventloop import RunLoopEventLoop
 
-__all__ = ["RunLoopEventLoop", "RunLoopEventLoopPolicy", "new_event_loop", "run"]
+__all__ = ["RunLoopEventLoop", "RunLoopEventLoopPolicy", "new_event_loop", "run",
+           "attach", "Attachment", "available"]
 
 
 def new_event_loop(mode=DEFAULT_MODE) -> RunLoopEventLoop:
