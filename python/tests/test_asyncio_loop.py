@@ -2,7 +2,9 @@
 import asyncio
 import gc
 import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -127,6 +129,70 @@ def test_loop_factory_runner_and_policy(mode):
         assert isinstance(made, rl_asyncio.RunLoopEventLoop)
     finally:
         made.close()
+
+
+def test_run_without_asyncio_runner(mode, monkeypatch):
+    """The Python < 3.11 path of run(), forced here."""
+    leftover = []
+
+    async def sleeper():
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            leftover.append("cancelled")
+            raise
+
+    async def main():
+        asyncio.get_running_loop().create_task(sleeper())
+        await asyncio.sleep(0.01)
+        return asyncio.get_running_loop()
+
+    monkeypatch.delattr(asyncio, "Runner")
+    loop = rl_asyncio.run(main(), mode=mode)
+    assert isinstance(loop, rl_asyncio.RunLoopEventLoop) and loop.is_closed()
+    assert leftover == ["cancelled"]
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="main thread only")
+def test_signal_handlers_on_the_main_thread(loop):
+    async def main():
+        got = loop.create_future()
+        loop.add_signal_handler(signal.SIGUSR1, got.set_result, "usr1")
+        try:
+            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGUSR1)).start()
+            return await asyncio.wait_for(got, 30)
+        finally:
+            loop.remove_signal_handler(signal.SIGUSR1)
+
+    asyncio.set_event_loop(loop)  # add_signal_handler wants the main thread's loop set
+    try:
+        assert loop.run_until_complete(main()) == "usr1"
+    finally:
+        asyncio.set_event_loop(None)
+
+
+def test_ctrl_c_interrupts_run(tmp_path):
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import asyncio, sys, runloop.asyncio\n"
+        "async def main():\n"
+        "    print('ready', flush=True)\n"
+        "    await asyncio.sleep(60)\n"
+        "try:\n"
+        "    runloop.asyncio.run(main())\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(3)\n")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        start = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        assert child.wait(30) == 3
+        assert time.monotonic() - start < 10
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.stdout.close()
 
 
 def test_leaves_nothing_in_the_run_loop_between_runs(loop, mode):

@@ -55,9 +55,9 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
     """An asyncio event loop whose run_forever() runs the calling thread's
     RunLoop in `mode` (see the module's doc).  Everything else is asyncio's:
     use it like any event loop, or through new_event_loop() / run() /
-    RunLoopEventLoopPolicy.  Not supported: nothing beyond what
-    SelectorEventLoop offers; signal handlers (add_signal_handler) are
-    untested on it."""
+    RunLoopEventLoopPolicy.  Signal handlers (add_signal_handler, Ctrl-C
+    under asyncio.Runner) work on the main thread: the run loop lets
+    Python's signal handling run while it sleeps (see runloop.RunLoop.run)."""
 
     def __init__(self, mode=DEFAULT_MODE):
         try:
