@@ -36,6 +36,10 @@ from ..items import Source, Timer
 from ..loop import RunLoop
 from ._selector import RunLoopSelector
 
+_signal_and_wake_up = _capi.raw.RLRunLoopSourceSignalAndWakeUp
+_set_next_fire_date = _capi.raw.RLRunLoopTimerSetNextFireDate
+_now = _capi.raw.RLAbsoluteTimeGetCurrent
+
 _FAR = 1.0e9   # seconds: "not armed" for the timer (it repeats, so it stays valid)
 
 
@@ -153,15 +157,19 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
 
     # ---- the run loop's side ---------------------------------------------------------------
 
+    # The hot paths call the library's bare functions (_capi.raw): these
+    # calls cannot fail (this object holds the handles; signalling an
+    # invalidated source is a no-op), and the error-checking wrapper would
+    # triple their cost.
+
     def _rl_signal(self):
+        """Any thread."""
         self._rl_pending = True
-        tick = self._rl_tick
-        if tick.is_valid:
-            tick.signal_and_wake_up()
+        _signal_and_wake_up(self._rl_tick._handle)
 
     def _rl_arm(self, when):
         self._rl_armed = when
-        self._rl_timer.next_fire_date = _capi.RLAbsoluteTimeGetCurrent() + max(0.0, when - self.time())
+        _set_next_fire_date(self._rl_timer._handle, _now() + max(0.0, when - self.time()))
 
     def _rl_attach(self, loop):
         if self._rl_timer is None or self._rl_timer_loop != loop:

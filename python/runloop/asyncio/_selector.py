@@ -16,7 +16,10 @@ import selectors
 import weakref
 from collections.abc import Mapping
 
+from .. import _capi
 from ..fd import FileDescriptor, FileEvent
+
+_enable = _capi.raw.RLFileDescriptorEnableCallBacks
 
 _EVENTS = selectors.EVENT_READ | selectors.EVENT_WRITE
 # selectors' bits and FileEvent's are the same: READ = 1, WRITE = 2.
@@ -146,7 +149,7 @@ class RunLoopSelector(selectors.BaseSelector):
                 ready.append((key, events))
                 # One-shot in the library: ask again, so a descriptor that
                 # stays ready is reported on the next pass (level-triggered).
-                self._watches[fd][0].enable(FileEvent(events))
+                _enable(self._watches[fd][0]._handle, events)  # bare: cannot fail on a held, valid handle
         return ready
 
     def close(self):
