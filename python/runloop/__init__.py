@@ -13,7 +13,8 @@ alive (and keeps its callable) until it is removed or invalidated.
 
 Also here: FileDescriptor (readiness of a descriptor), LocalPort /
 RemotePort (message ports), Thread (a worker with its own loop), the stall
-handler and statistics (RunLoop.set_stall_handler, RunLoop.statistics).
+handler and statistics (RunLoop.set_stall_handler, RunLoop.statistics),
+and runloop.asyncio (asyncio on a run loop, a run loop driven by asyncio).
 Errors the library reports are raised as RunLoopError by the failing call.
 On the main thread, run() lets Python signal handlers run (Ctrl-C raises
 KeyboardInterrupt).  See the C headers runloop/runloop.h, ports.h and
