@@ -274,6 +274,19 @@ def test_exceptions_reach_the_handler_or_stop_the_loop(loop):
     assert loop.run_until_complete(asyncio.sleep(0, 5)) == 5  # still usable
 
 
+def test_an_exception_in_a_runloop_callout_is_raised_by_run_until_complete(loop, mode):
+    rl = runloop.RunLoop.current()
+
+    def fails(timer):
+        raise ValueError("from a runloop timer")
+
+    rl.add_timer(runloop.Timer(fails, delay=0.01), mode)
+    with pytest.raises(ValueError, match="runloop timer"):  # as RunLoop.run() raises it
+        loop.run_until_complete(asyncio.sleep(10))
+    assert not loop.is_running()
+    assert loop.run_until_complete(asyncio.sleep(0, "again")) == "again"
+
+
 # ---- bad input ---------------------------------------------------------------------------
 
 
