@@ -11,8 +11,9 @@
 #      import);
 #   3. a fresh venv installs it; with RUNLOOP_LIBRARY unset and the Swift
 #      toolchain hidden behind an empty bind mount (unshare -m; skipped with a
-#      note where the kernel refuses), Python runs a timer and a cross-thread
-#      perform on the bundled librunloop.so.0;
+#      note where the kernel refuses), Python runs a timer, a cross-thread
+#      perform and an asyncio sleep (runloop.asyncio) on the bundled
+#      librunloop.so.0;
 #   4. RUNLOOP_LIBRARY still overrides the bundled copy, and a broken one
 #      raises ImportError naming the path.
 set -euo pipefail
@@ -63,6 +64,8 @@ result = loop.run("smoke", 5)
 print("fired:", fired, "result:", result)
 assert fired == [1, 2], fired
 assert result == runloop.RunResult.STOPPED, result
+import asyncio, runloop.asyncio   # the subpackage is in the wheel and runs
+assert runloop.asyncio.run(asyncio.sleep(0.01, "asyncio")) == "asyncio"
 print("version:", runloop.library_version())
 PY
 env -u RUNLOOP_LIBRARY "$work/venv/bin/python" "$work/smoke.py" || fail "the wheel's package did not run"
