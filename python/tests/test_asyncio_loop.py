@@ -119,8 +119,9 @@ def test_loop_factory_runner_and_policy(mode):
         return type(asyncio.get_running_loop())
 
     assert rl_asyncio.run(main(), mode=mode) is rl_asyncio.RunLoopEventLoop
-    with asyncio.Runner(loop_factory=rl_asyncio.new_event_loop) as runner:
-        assert runner.run(main()) is rl_asyncio.RunLoopEventLoop
+    if sys.version_info >= (3, 11):
+        with asyncio.Runner(loop_factory=rl_asyncio.new_event_loop) as runner:
+            assert runner.run(main()) is rl_asyncio.RunLoopEventLoop
     if sys.version_info >= (3, 12):
         assert asyncio.run(main(), loop_factory=rl_asyncio.new_event_loop) is rl_asyncio.RunLoopEventLoop
     policy = rl_asyncio.RunLoopEventLoopPolicy()
@@ -147,7 +148,7 @@ def test_run_without_asyncio_runner(mode, monkeypatch):
         await asyncio.sleep(0.01)
         return asyncio.get_running_loop()
 
-    monkeypatch.delattr(asyncio, "Runner")
+    monkeypatch.delattr(asyncio, "Runner", raising=False)
     loop = rl_asyncio.run(main(), mode=mode)
     assert isinstance(loop, rl_asyncio.RunLoopEventLoop) and loop.is_closed()
     assert leftover == ["cancelled"]
