@@ -240,19 +240,33 @@ def _checked(function):
     def call(*args):
         thread = _thread
         depth = getattr(thread, "depth", 0)
+        # An error reported earlier during an enclosing call (a run whose
+        # callout makes this call) is that call's: set it aside, so this
+        # call raises only what was reported during itself.
+        enclosing = getattr(thread, "error", None)
+        thread.error = None
         thread.depth = depth + 1
         try:
             result = function(*args)
         finally:
             thread.depth = depth
-        error = getattr(thread, "error", None)
+            error, thread.error = thread.error, enclosing
         if error is not None:
-            thread.error = None
             raise error
         return result
     call.__name__ = call.__qualname__ = function.__name__
     call.__doc__ = f"{function.__name__} (ctypes), raising RunLoopError for a reported error."
     return call
+
+
+def take_enclosing_error():
+    """From a callout: the error the library reported so far during the
+    call that runs it (say, RLRunLoopRunInMode reporting a descriptor
+    closed while watched), which that call would raise when it returns;
+    None if none.  The caller handles it instead."""
+    error = getattr(_thread, "error", None)
+    _thread.error = None
+    return error
 
 
 def call_quietly(function, *args):
