@@ -376,6 +376,32 @@ def test_a_nested_run_loop_run_does_not_reenter_asyncio(loop, mode):
     assert order[3] == "asyncio soon"
 
 
+def test_closing_a_watched_descriptor_is_logged_not_fatal(loop):
+    seen = []
+    loop.set_exception_handler(lambda lp, context: seen.append(context["exception"]))
+
+    async def main():
+        first, peer = socket.socketpair()
+        number = first.fileno()
+        loop.add_reader(number, lambda: None)
+        await asyncio.sleep(0.01)
+        first.close()  # a mistake: closed while watched (asyncio's own loop shrugs)
+        await asyncio.sleep(0.01)
+        again, other = socket.socketpair()  # takes the number again, most likely
+        loop.remove_reader(number)
+        got = loop.create_future()
+        loop.add_reader(again, lambda: got.done() or got.set_result(again.recv(10)))
+        other.send(b"x")
+        result = await got
+        loop.remove_reader(again)
+        for s in (peer, again, other):
+            s.close()
+        return result
+
+    assert loop.run_until_complete(asyncio.wait_for(main(), 30)) == b"x"
+    assert seen and all(isinstance(e, runloop.RunLoopError) and "closed while" in str(e) for e in seen), seen
+
+
 def test_bad_arguments():
     with pytest.raises(TypeError):
         rl_asyncio.RunLoopEventLoop(42)

@@ -30,7 +30,7 @@ import threading
 import weakref
 from asyncio import events
 
-from .. import _capi
+from .. import _callbacks, _capi, _signals
 from ..constants import DEFAULT_MODE, RunResult
 from ..items import Source, Timer
 from ..loop import RunLoop
@@ -40,7 +40,8 @@ _signal_and_wake_up = _capi.raw.RLRunLoopSourceSignalAndWakeUp
 _set_next_fire_date = _capi.raw.RLRunLoopTimerSetNextFireDate
 _now = _capi.raw.RLAbsoluteTimeGetCurrent
 
-_FAR = 1.0e9   # seconds: "not armed" for the timer (it repeats, so it stays valid)
+_FAR = 1.0e9
+_FOREVER = 1.0e10   # seconds: "not armed" for the timer (it repeats, so it stays valid)
 
 
 def _weak(method):
@@ -55,6 +56,17 @@ def _weak(method):
     return call
 
 
+def _weak_1(method):
+    """_weak for a method taking one argument."""
+    ref = weakref.WeakMethod(method)
+
+    def call(argument):
+        function = ref()
+        if function is not None:
+            function(argument)
+    return call
+
+
 class RunLoopEventLoop(asyncio.SelectorEventLoop):
     """An asyncio event loop whose run_forever() runs the calling thread's
     RunLoop in `mode` (see the module's doc).  Everything else is asyncio's:
@@ -65,7 +77,8 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
 
     def __init__(self, mode=DEFAULT_MODE):
         try:
-            self._rl_mode = _capi.mode_bytes(mode).decode("utf-8")
+            self._rl_mode_bytes = _capi.mode_bytes(mode)
+            self._rl_mode = self._rl_mode_bytes.decode("utf-8")
         except (TypeError, UnicodeDecodeError):
             self._closed = True  # BaseEventLoop.__del__ runs on this half-made object
             raise
@@ -77,7 +90,8 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
         self._rl_timer = None         # made for the run loop it is added to
         self._rl_timer_loop = None
         self._rl_tick = Source(_weak(self._rl_tick_perform))
-        self._rl_selector = RunLoopSelector(_weak(self._rl_descriptor_ready))
+        self._rl_selector = RunLoopSelector(_weak(self._rl_descriptor_ready),
+                                            _weak_1(self._rl_problem))
         super().__init__(selector=self._rl_selector)
 
     # ---- running ----------------------------------------------------------------------
@@ -103,7 +117,7 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
             self._rl_attach(loop)
             self._rl_signal()
             while True:
-                result = loop.run(self._rl_mode)
+                result = self._rl_run(loop)
                 if self._rl_stopping:
                     break
                 if result is RunResult.FINISHED:  # our items were removed behind our back
@@ -202,6 +216,25 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
             loop.remove_timer(self._rl_timer, mode)
         self._rl_armed = None
 
+    def _rl_problem(self, error):
+        """What the library reported while running the loop or editing its
+        wait set (a descriptor closed while watched: the library dropped
+        it): the program's mistake, logged through the exception handler,
+        as asyncio's own loop shrugs it off; the loop goes on."""
+        self.call_exception_handler({"message": "runloop reported a problem while running "
+                                                "the event loop", "exception": error})
+
+    def _rl_run(self, loop):
+        """RunLoop.run(mode) for ever, except that what the library reports
+        during it goes to _rl_problem instead of being raised at its end;
+        exceptions of callouts are raised as by RunLoop.run."""
+        with _callbacks.waiting(), _signals.watching(loop._handle):
+            result, error = _capi.call_quietly(_capi.RLRunLoopRunInMode, self._rl_mode_bytes,
+                                               _FOREVER, 0)
+        if error is not None:
+            self._rl_problem(error)
+        return RunResult(result) if result is not None else None
+
     def _rl_tick_perform(self):
         self._rl_pending = False
         self._rl_iterate()
@@ -221,6 +254,9 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
             return  # nested in an iteration, or not running here
         self._rl_in_tick = True
         try:
+            reported = _capi.take_enclosing_error()
+            if reported is not None:
+                self._rl_problem(reported)
             self._run_once()
         finally:
             self._rl_in_tick = False

@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Mapping
 
 from .. import _capi
+from ..errors import RunLoopError
 from ..fd import FileDescriptor, FileEvent
 
 _enable = _capi.raw.RLFileDescriptorEnableCallBacks
@@ -69,11 +70,12 @@ def _reported(selector_ref, fd):
 class RunLoopSelector(selectors.BaseSelector):
     """See the module's doc."""
 
-    def __init__(self, on_ready):
+    def __init__(self, on_ready, on_problem):
         self._keys = {}       # fd -> SelectorKey
         self._watches = {}    # fd -> (FileDescriptor, its Source)
         self._reports = {}    # fd -> events reported and not handed out yet
         self._on_ready = on_ready
+        self._on_problem = on_problem  # on_problem(RunLoopError): see _quietly
         self._loop = None     # (RunLoop, mode) while attached
         self._closed = False
 
@@ -92,13 +94,19 @@ class RunLoopSelector(selectors.BaseSelector):
         if self._loop is not None:
             try:
                 self._loop[0].add_source(source, self._loop[1])
+            except RunLoopError as error:
+                if f"descriptor {fd} " in error.message or f"descriptor {fd}:" in error.message \
+                        or "descriptor" not in error.message:
+                    self._quietly(f.invalidate)
+                    raise  # this descriptor's (say, a closed one): add_reader fails
+                self._on_problem(error)  # about another descriptor: see _quietly
             except BaseException:
-                f.invalidate()
+                self._quietly(f.invalidate)
                 raise
         key = selectors.SelectorKey(fileobj, fd, events, data)
         self._keys[fd] = key
         self._watches[fd] = (f, source)
-        f.enable(FileEvent(events))
+        self._quietly(f.enable, FileEvent(events))
         return key
 
     def unregister(self, fileobj):
@@ -109,7 +117,7 @@ class RunLoopSelector(selectors.BaseSelector):
             raise KeyError(f"{fileobj!r} is not registered") from None
         f, _ = self._watches.pop(fd)
         self._reports.pop(fd, None)
-        f.invalidate()  # out of every loop; the descriptor stays open
+        self._quietly(f.invalidate)  # out of every loop; the descriptor stays open
         return key
 
     def modify(self, fileobj, events, data=None):
@@ -124,11 +132,11 @@ class RunLoopSelector(selectors.BaseSelector):
             f = self._watches[fd][0]
             added, removed = events & ~key.events, key.events & ~events
             if removed:
-                f.disable(FileEvent(removed))
+                self._quietly(f.disable, FileEvent(removed))
                 if fd in self._reports:
                     self._reports[fd] &= ~removed
             if added:
-                f.enable(FileEvent(added))
+                self._quietly(f.enable, FileEvent(added))
         key = key._replace(events=events, data=data)
         self._keys[fd] = key
         return key
@@ -159,10 +167,21 @@ class RunLoopSelector(selectors.BaseSelector):
         self._reports.clear()
         self._loop = None
         for f, _ in watches.values():
-            f.invalidate()
+            self._quietly(f.invalidate)
 
     def get_map(self):
         return _Map(self)
+
+    def _quietly(self, function, *args):
+        """Calls a library function that cannot fail on our own handles;
+        what the library reports meanwhile is about descriptors it met
+        editing the wait set (one closed while watched: it drops it) and
+        goes to on_problem, as asyncio tolerates closing a watched
+        descriptor."""
+        try:
+            function(*args)
+        except RunLoopError as error:
+            self._on_problem(error)
 
     def _lookup(self, fileobj):
         """The descriptor number of `fileobj`; for a closed object that
@@ -181,7 +200,7 @@ class RunLoopSelector(selectors.BaseSelector):
         """Puts every descriptor's source in `mode` of `loop` (a RunLoop)."""
         self._loop = (loop, mode)
         for _, source in self._watches.values():
-            loop.add_source(source, mode)
+            self._quietly(loop.add_source, source, mode)
 
     def detach(self):
         """Takes the sources out of the loop again (they keep their state)."""
@@ -190,7 +209,7 @@ class RunLoopSelector(selectors.BaseSelector):
         loop, mode = self._loop
         self._loop = None
         for _, source in self._watches.values():
-            loop.remove_source(source, mode)
+            self._quietly(loop.remove_source, source, mode)
 
     @property
     def has_reports(self):
