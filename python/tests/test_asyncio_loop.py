@@ -411,6 +411,11 @@ def test_bad_arguments():
             loop.add_reader(-1, print)
         with pytest.raises(ValueError):
             loop.add_reader(object(), print)
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        os.close(write_end)
+        with pytest.raises(OSError):  # not open: EBADF, as asyncio's epoll loop says
+            loop.add_reader(read_end, print)
     finally:
         loop.close()
 

@@ -40,8 +40,8 @@ _signal_and_wake_up = _capi.raw.RLRunLoopSourceSignalAndWakeUp
 _set_next_fire_date = _capi.raw.RLRunLoopTimerSetNextFireDate
 _now = _capi.raw.RLAbsoluteTimeGetCurrent
 
-_FAR = 1.0e9
-_FOREVER = 1.0e10   # seconds: "not armed" for the timer (it repeats, so it stays valid)
+_FAR = 1.0e9        # seconds: "not armed" for the timer (it repeats, so it stays valid)
+_FOREVER = 1.0e10   # seconds: a run's limit (RunLoop.run's default)
 
 
 def _weak(method):

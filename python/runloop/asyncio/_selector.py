@@ -12,6 +12,7 @@ select() never blocks (its timeout is ignored): the run loop waits, and
 calls `on_ready()` after each report.  All methods but close() run on the
 thread that runs the event loop (as with any selector asyncio uses).
 """
+import os
 import selectors
 import weakref
 from collections.abc import Mapping
@@ -89,20 +90,11 @@ class RunLoopSelector(selectors.BaseSelector):
         fd = _fileno(fileobj)
         if fd in self._keys:
             raise KeyError(f"{fileobj!r} (FD {fd}) is already registered")
+        os.fstat(fd)  # OSError (EBADF) for a descriptor that is not open, as epoll's register
         f = FileDescriptor(fd, _reported(weakref.ref(self), fd))
         source = f.source()
         if self._loop is not None:
-            try:
-                self._loop[0].add_source(source, self._loop[1])
-            except RunLoopError as error:
-                if f"descriptor {fd} " in error.message or f"descriptor {fd}:" in error.message \
-                        or "descriptor" not in error.message:
-                    self._quietly(f.invalidate)
-                    raise  # this descriptor's (say, a closed one): add_reader fails
-                self._on_problem(error)  # about another descriptor: see _quietly
-            except BaseException:
-                self._quietly(f.invalidate)
-                raise
+            self._quietly(self._loop[0].add_source, source, self._loop[1])
         key = selectors.SelectorKey(fileobj, fd, events, data)
         self._keys[fd] = key
         self._watches[fd] = (f, source)
