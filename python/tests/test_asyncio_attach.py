@@ -1,6 +1,8 @@
 """runloop.asyncio.attach: a run loop driven by a running asyncio loop."""
 import asyncio
+import gc
 import os
+import socket
 import threading
 import time
 
@@ -54,7 +56,7 @@ def test_timers_performs_and_sources_fire_inside_asyncio(mode):
 
 def test_descriptors_and_observers(mode):
     rl = runloop.RunLoop.current()
-    left, right = __import__("socket").socketpair()
+    left, right = socket.socketpair()
     activities, data = [], []
 
     async def main():
@@ -91,7 +93,7 @@ def test_descriptors_and_observers(mode):
                    "when that is fixed")
 def test_a_descriptor_added_while_attached_is_watched(mode):
     rl = runloop.RunLoop.current()
-    left, right = __import__("socket").socketpair()
+    left, right = socket.socketpair()
     data = []
 
     async def main():
@@ -293,5 +295,5 @@ def test_reentering_asyncio_from_a_callout_is_an_error_not_a_hang(mode):
 
     with pytest.warns(RuntimeWarning, match="never awaited"):
         run(main)
-        __import__("gc").collect()
+        gc.collect()
     assert len(seen) == 1 and "already running" in seen[0]
