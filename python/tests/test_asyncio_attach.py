@@ -87,11 +87,8 @@ def test_descriptors_and_observers(mode):
     assert Activity.BEFORE_WAITING not in activities  # asyncio does the waiting
 
 
-@pytest.mark.xfail(strict=True, reason="library (embed API, efb4630): a source added, or an "
-                   "RLFileDescriptor enabled, on the loop's thread while it is parked is not seen "
-                   "until the next prepare (no wake-up, unlike a timer added); remove this marker "
-                   "when that is fixed")
 def test_a_descriptor_added_while_attached_is_watched(mode):
+    """Needs the library's "follow fd edits parked" (embed branch 00d2375)."""
     rl = runloop.RunLoop.current()
     left, right = socket.socketpair()
     data = []
