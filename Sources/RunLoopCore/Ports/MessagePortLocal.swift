@@ -176,34 +176,49 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
     }
 
-    /// Drains the private epoll set: new connections, readable requests,
-    /// writable replies.  Lock held; no user code.
+    /// At most this many connections are accepted (or refused) per call of
+    /// `serve`: a connect/close flood, from whichever uid, cannot keep a
+    /// loop's thread in the accept loop (the listener is level-triggered:
+    /// the rest waits for the loop's next pass, after its timers).
+    static let acceptsPerPass = 16
+    /// At most this many bytes are read from one connection per pass.
+    static let readPerPass = 1 << 20
+
+    /// Takes one batch of events from the private epoll set: new
+    /// connections, readable requests, writable replies.  Whatever is left
+    /// is still ready (level-triggered) and comes round on the next pass.
+    /// Lock held; no user code.
     private func collectLocked(_ io: inout IO, into requests: inout [(UInt64, PortWire.Frame)]) {
         let batch = 64
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: batch) { tokens in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch) { events in
-                while true {
-                    let n = Int(rl_epoll_wait(epollFD, tokens.baseAddress!, events.baseAddress!, Int32(batch), 0))
-                    guard n > 0 else { return }
-                    for i in 0..<n {
-                        if tokens[i] == Self.listenToken {
-                            acceptLocked(&io)
-                        } else {
-                            handleLocked(&io, tokens[i], events[i], &requests)
-                        }
+                let n = Int(rl_epoll_wait(epollFD, tokens.baseAddress!, events.baseAddress!, Int32(batch), 0))
+                for i in 0..<max(n, 0) {
+                    if tokens[i] == Self.listenToken {
+                        acceptLocked(&io)
+                    } else {
+                        handleLocked(&io, tokens[i], events[i], &requests)
                     }
-                    if n < batch { return }
                 }
             }
         }
     }
 
     private func acceptLocked(_ io: inout IO) {
-        while io.listenFD >= 0, let fd = PortWire.accept(io.listenFD) {
-            let id = io.nextID
-            io.nextID += 1
-            io.connections[id] = Connection(fd: fd)
-            _ = rl_epoll_add(epollFD, fd, Self.readEvents, id)
+        var budget = Self.acceptsPerPass
+        while budget > 0, io.listenFD >= 0 {
+            budget -= 1
+            switch PortWire.accept(io.listenFD) {
+            case .accepted(let fd):
+                let id = io.nextID
+                io.nextID += 1
+                io.connections[id] = Connection(fd: fd)
+                _ = rl_epoll_add(epollFD, fd, Self.readEvents, id)
+            case .refused:
+                continue
+            case .none:
+                return
+            }
         }
     }
 
@@ -216,7 +231,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             connection = current
         }
         guard events & (Self.readEvents | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
-        let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader)
+        let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader, atMost: Self.readPerPass)
         var broken = false
         frames: while true {
             switch connection.reader.next() {

@@ -161,18 +161,21 @@ package enum PortWire {
         return .success(fd)
     }
 
-    /// Accepts one pending connection (non-blocking, close-on-exec) from a
-    /// peer of this user; nil when none is pending.  Connections from other
-    /// users are closed.
-    package static func accept(_ listenFD: Int32) -> Int32? {
+    package enum AcceptOutcome { case accepted(Int32), refused, none }
+
+    /// Accepts one pending connection (non-blocking, close-on-exec).  A
+    /// peer of another user is closed at once (`.refused`); `.none` when
+    /// nothing is pending (or accept failed).
+    package static func accept(_ listenFD: Int32) -> AcceptOutcome {
         while true {
             let fd = acceptNonBlocking(listenFD)
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                return nil
+                return .none
             }
-            if peerUID(fd) == getuid() { return fd }
+            if peerUID(fd) == getuid() { return .accepted(fd) }
             close(fd)
+            return .refused
         }
     }
 
@@ -219,21 +222,25 @@ package enum PortWire {
         }
     }
 
-    package enum ReadOutcome { case drained, endOfStream }
+    package enum ReadOutcome { case drained, more, endOfStream }
 
-    /// Reads everything available now into `reader`.
-    package static func readAvailable(_ fd: Int32, into reader: inout Reader) -> ReadOutcome {
+    /// Reads what is available now into `reader`, at most about `limit`
+    /// bytes (`.more`: the limit was reached with bytes possibly left).
+    package static func readAvailable(_ fd: Int32, into reader: inout Reader, atMost limit: Int = .max) -> ReadOutcome {
         withUnsafeTemporaryAllocation(byteCount: 65536, alignment: 8) { chunk in
-            while true {
+            var total = 0
+            while total < limit {
                 let n = recv(fd, chunk.baseAddress, chunk.count, 0)
                 if n > 0 {
                     reader.append(UnsafeRawBufferPointer(rebasing: chunk[..<n]))
+                    total += n
                     continue
                 }
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .drained }
                 return .endOfStream
             }
+            return .more
         }
     }
 
