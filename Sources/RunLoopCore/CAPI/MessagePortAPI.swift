@@ -16,6 +16,12 @@ private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) ->
 
 private func systemError(_ error: Int32) -> String { String(cString: strerror(error)) }
 
+/// The error channel's code for a refusal of the system: out of
+/// descriptors or memory is `.resources`, anything else `.invalidArgument`.
+private func systemErrorCode(_ error: Int32) -> ErrorCode {
+    PortWire.isExhaustion(error) ? .resources : .invalidArgument
+}
+
 @c(RLMessagePortCreateLocal)
 public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?,
                                      _ callout: RLMessagePortCallBack?,
@@ -48,7 +54,7 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         reportError(function, .invalidArgument, "the name \"\(text ?? "")\" is in use by another local port")
         return nil
     case .failure(.system(let error)):
-        reportError(function, .invalidArgument, "the system refused: \(systemError(error))")
+        reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
         return nil
     }
 }
@@ -70,7 +76,7 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
         reportError(function, .invalidArgument, "the port \"\(text)\" belongs to another user")
         return nil
     case .failure(.system(let error)):
-        reportError(function, .invalidArgument, "the system refused: \(systemError(error))")
+        reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
         return nil
     }
 }

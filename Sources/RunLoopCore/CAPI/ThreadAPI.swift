@@ -5,7 +5,7 @@ import CRunLoop
 @c(RLThreadCreate)
 public func rlThreadCreate(_ name: UnsafePointer<CChar>?) -> RLThreadRef? {
     guard let worker = Thread.start(name: name.map { String(cString: $0) }) else {
-        reportError("RLThreadCreate", .invalidArgument, "the system refused a thread or its run loop")
+        reportError("RLThreadCreate", .resources, "the system refused a thread or its run loop (out of threads or descriptors)")
         return nil
     }
     return worker.opaque

@@ -20,11 +20,19 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private struct IO {
         var closed = false
         var listenFD: Int32 = -1
+        /// Whether the listener is in the epoll set (not while backing off).
+        var listening = false
+        /// Accepting stopped for lack of descriptors, until this monotonic
+        /// time or until a connection closes (0: accepting).
+        var backoffUntil: UInt64 = 0
         var connections: [UInt64: Connection] = [:]
         var nextID: UInt64 = 1
     }
 
     private static let listenToken: UInt64 = 0
+    private static let timerToken: UInt64 = .max
+    /// How long accepting pauses when the process has no free descriptor.
+    static let acceptBackoff: UInt64 = 100_000_000
     private static let readEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
     private let callout: RLMessagePortCallBack
@@ -35,15 +43,22 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
+    /// A timerfd in the epoll set: ends an accept back-off.
+    private let timerFD: Int32
     private let io = Guarded(IO())
     private let cachedSource = Guarded<Source?>(nil)
 
-    private init(name: String?, listenFD: Int32, epollFD: Int32, callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
+    private init(name: String?, listenFD: Int32, epollFD: Int32, timerFD: Int32,
+                 callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
         self.callout = callout
         self.context = context
         self.epollFD = epollFD
+        self.timerFD = timerFD
         super.init(name: name)
-        io.withLock { $0.listenFD = listenFD }
+        io.withLock { io in
+            io.listenFD = listenFD
+            io.listening = listenFD >= 0
+        }
     }
 
     package enum CreateError: Error { case nameTaken, system(Int32) }
@@ -61,15 +76,18 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             }
         }
         let ep = rl_epoll_create()
-        guard ep >= 0 else {
+        let timer = ep >= 0 ? rl_timerfd() : -1
+        guard ep >= 0, timer >= 0 else {
             let error = errno
             if listenFD >= 0 { close(listenFD) }
+            if ep >= 0 { close(ep) }
             return .failure(.system(error))
         }
         if listenFD >= 0 { _ = rl_epoll_add(ep, listenFD, EPOLLIN.rawValue, listenToken) }
+        _ = rl_epoll_add(ep, timer, EPOLLIN.rawValue, timerToken)
         var ctx = context
         if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-        let port = LocalPort(name: name, listenFD: listenFD, epollFD: ep, callout: callout, context: ctx)
+        let port = LocalPort(name: name, listenFD: listenFD, epollFD: ep, timerFD: timer, callout: callout, context: ctx)
         guard HandleTable.shared.register(port) else {
             port.invalidate()
             return .failure(.system(ENOMEM))
@@ -79,6 +97,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     deinit {
         io.withLock { closeAllLocked(&$0) }
+        close(timerFD)
         close(epollFD)
     }
 
@@ -95,11 +114,13 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         let swapped = io.withLock { io -> Bool in
             guard !io.closed else { return false }
             if io.listenFD >= 0 {
-                _ = rl_epoll_del(epollFD, io.listenFD)
+                if io.listening { _ = rl_epoll_del(epollFD, io.listenFD) }
                 close(io.listenFD)
             }
             io.listenFD = fd
-            _ = rl_epoll_add(epollFD, fd, EPOLLIN.rawValue, Self.listenToken)
+            io.listening = false
+            io.backoffUntil = 0
+            listenLocked(&io)
             return true
         }
         guard swapped else {
@@ -196,6 +217,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                 for i in 0..<max(n, 0) {
                     if tokens[i] == Self.listenToken {
                         acceptLocked(&io)
+                    } else if tokens[i] == Self.timerToken {
+                        rl_drain_counter(timerFD)
+                        if io.backoffUntil != 0 && rl_monotonic_ns() >= io.backoffUntil { listenLocked(&io) }
                     } else {
                         handleLocked(&io, tokens[i], events[i], &requests)
                     }
@@ -204,11 +228,42 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
     }
 
+    /// Watches the listener again (after a back-off, or a new one).
+    private func listenLocked(_ io: inout IO) {
+        io.backoffUntil = 0
+        guard io.listenFD >= 0, !io.listening else { return }
+        io.listening = rl_epoll_add(epollFD, io.listenFD, EPOLLIN.rawValue, Self.listenToken) == 0
+    }
+
+    /// No descriptor for a pending connection: stop watching the listener
+    /// (it would stay readable and spin the loop) until a connection of
+    /// this port closes or `acceptBackoff` has passed.  Reported once per
+    /// episode.
+    private func backOffLocked(_ io: inout IO, _ error: Int32) {
+        if io.listening {
+            _ = rl_epoll_del(epollFD, io.listenFD)
+            io.listening = false
+        }
+        let first = io.backoffUntil == 0
+        io.backoffUntil = rl_monotonic_ns() + Self.acceptBackoff
+        _ = rl_timerfd_arm(timerFD, io.backoffUntil)
+        if first {
+            reportError("RLMessagePort (accepting)", .resources,
+                        "cannot accept a connection to \"\(nameForDisplay)\": \(String(cString: strerror(error))); "
+                        + "retrying when a connection closes or in \(Self.acceptBackoff / 1_000_000) ms")
+        }
+    }
+
+    private var nameForDisplay: String { name ?? "(unnamed)" }
+
     private func acceptLocked(_ io: inout IO) {
         var budget = Self.acceptsPerPass
-        while budget > 0, io.listenFD >= 0 {
+        while budget > 0, io.listenFD >= 0, io.listening {
             budget -= 1
             switch PortWire.accept(io.listenFD) {
+            case .exhausted(let error):
+                backOffLocked(&io, error)
+                return
             case .accepted(let fd):
                 let id = io.nextID
                 io.nextID += 1
@@ -275,15 +330,17 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         guard let connection = io.connections.removeValue(forKey: id) else { return }
         _ = rl_epoll_del(epollFD, connection.fd)
         close(connection.fd)
+        if io.backoffUntil != 0 && !io.closed { listenLocked(&io) }  // a descriptor is free again
     }
 
     private func closeAllLocked(_ io: inout IO) {
         guard !io.closed else { return }
         io.closed = true
         if io.listenFD >= 0 {
-            _ = rl_epoll_del(epollFD, io.listenFD)
+            if io.listening { _ = rl_epoll_del(epollFD, io.listenFD) }
             close(io.listenFD)
             io.listenFD = -1
+            io.listening = false
         }
         for id in Array(io.connections.keys) { dropLocked(&io, id) }
     }

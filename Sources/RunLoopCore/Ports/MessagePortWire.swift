@@ -161,17 +161,25 @@ package enum PortWire {
         return .success(fd)
     }
 
-    package enum AcceptOutcome { case accepted(Int32), refused, none }
+    package enum AcceptOutcome { case accepted(Int32), refused, none, exhausted(Int32) }
+
+    /// Whether `error` says the process or the system is out of
+    /// descriptors or kernel memory (a condition that outlasts a retry).
+    package static func isExhaustion(_ error: Int32) -> Bool {
+        error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM
+    }
 
     /// Accepts one pending connection (non-blocking, close-on-exec).  A
     /// peer of another user is closed at once (`.refused`); `.none` when
-    /// nothing is pending (or accept failed).
+    /// nothing is pending (or accept failed); `.exhausted` when the
+    /// connection stays pending for lack of descriptors or memory.
     package static func accept(_ listenFD: Int32) -> AcceptOutcome {
         while true {
             let fd = acceptNonBlocking(listenFD)
             if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return .none
+                let error = errno
+                if error == EINTR || error == ECONNABORTED { continue }
+                return isExhaustion(error) ? .exhausted(error) : .none
             }
             if peerUID(fd) == getuid() { return .accepted(fd) }
             close(fd)
