@@ -3,16 +3,19 @@ import Glibc
 
 @c(RLMessagePortGetTypeID) public func rlMessagePortGetTypeID() -> RLTypeID { RLTypeID(HandleKind.messagePort.rawValue) }
 
-/// A port-name argument: NULL is nil (allowed where noted); a malformed
-/// name is reported.
-private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) -> String? {
-    let text = String(cString: name)
-    guard PortWire.isValidName(text) else {
-        reportError(function, .invalidArgument, "a port name is 1 to \(PortWire.maxNameLength) bytes (got \(text.utf8.count))")
+/// A port-name argument, as the bytes given (not decoded: any bytes but
+/// NUL); a malformed name is reported.
+private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) -> [UInt8]? {
+    let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
+    guard PortWire.isValidName(bytes) else {
+        reportError(function, .invalidArgument, "a port name is 1 to \(PortWire.maxNameLength) bytes (got \(bytes.count))")
         return nil
     }
-    return text
+    return bytes
 }
+
+/// A name for messages.
+private func display(_ name: [UInt8]?) -> String { String(decoding: name ?? [], as: UTF8.self) }
 
 private func systemError(_ error: Int32) -> String { String(cString: strerror(error)) }
 
@@ -41,7 +44,7 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         reportError(function, .invalidArgument, "context version \(context.pointee.version) (only 0 is supported)")
         return nil
     }
-    var text: String? = nil
+    var text: [UInt8]? = nil
     if let name {
         guard let checked = portName(name, function) else { return nil }
         text = checked
@@ -51,7 +54,7 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         shouldFreeInfo?.pointee = 0
         return port.opaque
     case .failure(.nameTaken):
-        reportError(function, .invalidArgument, "the name \"\(text ?? "")\" is in use by another local port")
+        reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by another local port")
         return nil
     case .failure(.system(let error)):
         reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
@@ -73,7 +76,7 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
     case .failure(.noSuchPort):
         return nil  // an answer, not a misuse
     case .failure(.foreignOwner):
-        reportError(function, .invalidArgument, "the port \"\(text)\" belongs to another user")
+        reportError(function, .invalidArgument, "the port \"\(display(text))\" belongs to another user")
         return nil
     case .failure(.system(let error)):
         reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")

@@ -22,9 +22,20 @@ package class MessagePort: Object, @unchecked Sendable {
     private let names = Guarded<[UnsafeMutablePointer<CChar>]>([])
     private let invalidation = Guarded<RLMessagePortInvalidationCallBack?>(nil)
 
-    init(name: String?) {
-        if let name, let copy = strdup(name) { names.withLock { $0.append(copy) } }
+    /// `name`: the bytes given, kept as they are (no UTF-8 repair).
+    init(name: [UInt8]?) {
+        if let name, let copy = Self.cCopy(name) { names.withLock { $0.append(copy) } }
         super.init(kind: .messagePort)
+    }
+
+    /// A malloc()ed, NUL-terminated copy of `bytes`.
+    private static func cCopy(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        guard let copy = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        bytes.withUnsafeBytes { raw in
+            if raw.count > 0 { UnsafeMutableRawPointer(copy).copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
+        }
+        copy[bytes.count] = 0
+        return copy
     }
 
     deinit { names.withLock { for name in $0 { free(name) } } }
@@ -34,11 +45,16 @@ package class MessagePort: Object, @unchecked Sendable {
     /// The context info passed to the invalidation callback.
     package var info: UnsafeMutableRawPointer? { nil }
 
-    package var name: String? { names.withLock { $0.last.map { String(cString: $0) } } }
+    /// The current name's bytes.
+    package var nameBytes: [UInt8]? {
+        names.withLock { $0.last.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } }
+    }
+    /// The current name for messages (invalid UTF-8 shown as U+FFFD).
+    package var name: String? { nameBytes.map { String(decoding: $0, as: UTF8.self) } }
     package var nameCString: UnsafePointer<CChar>? { names.withLock { $0.last.map { UnsafePointer($0) } } }
 
-    func recordName(_ name: String) {
-        guard let copy = strdup(name) else { return }
+    func recordName(_ name: [UInt8]) {
+        guard let copy = Self.cCopy(name) else { return }
         names.withLock { $0.append(copy) }
     }
 

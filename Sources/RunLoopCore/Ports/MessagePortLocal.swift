@@ -48,7 +48,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private let io = Guarded(IO())
     private let cachedSource = Guarded<Source?>(nil)
 
-    private init(name: String?, listenFD: Int32, epollFD: Int32, timerFD: Int32,
+    private init(name: [UInt8]?, listenFD: Int32, epollFD: Int32, timerFD: Int32,
                  callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
         self.callout = callout
         self.context = context
@@ -65,7 +65,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     /// A named (or unnamed) local port with its handle; the context's info
     /// is retained only on success.
-    package static func make(name: String?, callout: @escaping RLMessagePortCallBack,
+    package static func make(name: [UInt8]?, callout: @escaping RLMessagePortCallBack,
                              context: RLMessagePortContext) -> Result<LocalPort, CreateError> {
         var listenFD: Int32 = -1
         if let name {
@@ -107,9 +107,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     /// Claims `newName`, then frees the old name.  False if taken or the
     /// port is invalid.
-    package func rename(_ newName: String) -> Bool {
+    package func rename(_ newName: [UInt8]) -> Bool {
         guard isValid else { return false }
-        if name == newName { return true }
+        if nameBytes == newName { return true }
         guard case .success(let fd) = PortWire.listen(newName) else { return false }
         let swapped = io.withLock { io -> Bool in
             guard !io.closed else { return false }

@@ -11,7 +11,7 @@ import Glibc
 /// frame on the stream: the connection is dropped (the local side discards
 /// the fragment) and the next send reconnects.
 package final class RemotePort: MessagePort, @unchecked Sendable {
-    private let remoteName: String
+    private let remoteName: [UInt8]
     /// The connected socket, -1 after a dropped connection.  Replaced and
     /// closed only by the sender holding the turn, under this lock;
     /// invalidation only shuts it down, so nobody polls a reused number.
@@ -21,14 +21,14 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
     private var reader = PortWire.Reader()
     private var sequence: UInt32 = 0
 
-    private init(name: String, fd: Int32) {
+    private init(name: [UInt8], fd: Int32) {
         remoteName = name
         connection = Guarded(fd)
         super.init(name: name)
     }
 
     /// Connects to the local port `name`, with a handle.
-    package static func connect(_ name: String) -> Result<RemotePort, PortWire.ConnectError> {
+    package static func connect(_ name: [UInt8]) -> Result<RemotePort, PortWire.ConnectError> {
         PortWire.connect(name).flatMap { fd in
             let port = RemotePort(name: name, fd: fd)
             guard HandleTable.shared.register(port) else { return .failure(.system(ENOMEM)) }

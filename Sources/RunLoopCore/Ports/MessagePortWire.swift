@@ -92,17 +92,17 @@ package enum PortWire {
 
     // MARK: names and sockets
 
-    /// Whether `name` can name a port (1...80 bytes).
-    package static func isValidName(_ name: String) -> Bool {
-        let count = name.utf8.count
-        return count >= 1 && count <= maxNameLength && !name.utf8.contains(0)
+    /// Whether `name` can name a port: 1...80 bytes, none of them NUL, in
+    /// any encoding (names are compared and used as bytes).
+    package static func isValidName(_ name: [UInt8]) -> Bool {
+        name.count >= 1 && name.count <= maxNameLength && !name.contains(0)
     }
 
     /// "\0runloop.<uid>.<name>": the abstract socket address of a port.
-    private static func address(_ name: String) -> (sockaddr_un, socklen_t) {
+    private static func address(_ name: [UInt8]) -> (sockaddr_un, socklen_t) {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
-        let path = Array("runloop.\(getuid()).\(name)".utf8)
+        let path = Array("runloop.\(getuid()).".utf8) + name
         withUnsafeMutableBytes(of: &addr.sun_path) { sun in
             sun[0] = 0
             for (i, byte) in path.enumerated() { sun[1 + i] = byte }
@@ -118,7 +118,7 @@ package enum PortWire {
     package enum ListenError: Error { case nameTaken, system(Int32) }
 
     /// A listening socket bound to the port name.
-    package static func listen(_ name: String) -> Result<Int32, ListenError> {
+    package static func listen(_ name: [UInt8]) -> Result<Int32, ListenError> {
         let fd = newSocket()
         guard fd >= 0 else { return .failure(.system(errno)) }
         var (addr, length) = address(name)
@@ -142,7 +142,7 @@ package enum PortWire {
 
     /// A connected, non-blocking socket to the port's listener, checked to
     /// belong to this user.
-    package static func connect(_ name: String) -> Result<Int32, ConnectError> {
+    package static func connect(_ name: [UInt8]) -> Result<Int32, ConnectError> {
         let fd = newSocket()
         guard fd >= 0 else { return .failure(.system(errno)) }
         var (addr, length) = address(name)
