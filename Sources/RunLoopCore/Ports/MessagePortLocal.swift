@@ -8,13 +8,39 @@ import Glibc
 /// is readable, the loop's thread accepts, reads, and calls the callout for
 /// each complete request, with no lock held; replies are queued on their
 /// connection and written without blocking (the rest when writable).
+///
+/// Work per pass is bounded (accepts, bytes read per connection, callouts),
+/// whatever peers do; the rest waits for the next pass.  The frames of one
+/// connection are delivered by one thread at a time, in the order they
+/// came, whichever loops hold the source: a connection is claimed (`busy`)
+/// by the thread calling out for it.  A connection whose backlog (frames
+/// not yet delivered plus replies not yet written) reaches
+/// `connectionBacklogLimit` is not read until it drains: a peer that does
+/// not read its replies stops being served, not the server's memory.
 package final class LocalPort: MessagePort, @unchecked Sendable {
     private struct Connection {
-        let fd: Int32
+        /// -1 once the peer closed or broke the protocol: frames already
+        /// read are still delivered (replies to them are dropped), then
+        /// the entry goes.
+        var fd: Int32
         var reader = PortWire.Reader()
+        /// Frames read, not yet delivered (FIFO from `head`).
+        var pending: [PortWire.Frame] = []
+        var head = 0
+        var pendingBytes = 0
         var output: [UInt8] = []
         var sent = 0
-        var watchingOutput = false
+        /// The events the epoll set watches for it (0: not in the set).
+        var interest: UInt32 = 0
+        /// A thread is calling out for this connection.
+        var busy = false
+        /// In `IO.ready`.
+        var queued = false
+
+        init(fd: Int32) { self.fd = fd }
+
+        var hasPending: Bool { head < pending.count }
+        var backlog: Int { pendingBytes + output.count - sent }
     }
 
     private struct IO {
@@ -27,6 +53,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         var backoffUntil: UInt64 = 0
         var connections: [UInt64: Connection] = [:]
         var nextID: UInt64 = 1
+        /// Connections with frames to deliver and no thread on them, in
+        /// the order they became so (round robin between peers).
+        var ready: [UInt64] = []
     }
 
     private static let listenToken: UInt64 = 0
@@ -156,25 +185,114 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     // MARK: serving requests (on a loop's thread)
 
-    /// Accepts, reads and answers everything ready now.
+    /// A connection is not read while its backlog (frames read but not
+    /// delivered, replies not yet written) is at least this: 1 MiB.
+    package static let connectionBacklogLimit = 1 << 20
+    /// Connections a pass calls out for, and callouts per connection per
+    /// pass; the rest waits for the next pass (the timerfd is fired so one
+    /// comes).
+    static let connectionsPerPass = 64
+    static let calloutsPerConnection = 64
+
+    /// Accepts, reads and answers what is ready now, within the per-pass
+    /// bounds.
     private func serve() {
-        var requests: [(UInt64, PortWire.Frame)] = []
+        var claimed: [UInt64] = []
         io.withLock { io in
             guard !io.closed else { return }
-            collectLocked(&io, into: &requests)
+            collectLocked(&io)
+            claimLocked(&io, into: &claimed)
         }
-        for (id, frame) in requests {
-            // Invalidated (or being invalidated by another thread): no
-            // callout; one in flight releases the info when it returns.
-            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else { return }
-            guard frame.kind == .request else { continue }
-            io.withLock { io in
-                guard !io.closed, io.connections[id] != nil else { return }
-                io.connections[id]!.output += reply
-                flushLocked(&io, id)
+        for (index, id) in claimed.enumerated() {
+            guard deliver(id) else {
+                // Invalidated meanwhile: let go of the others.
+                io.withLock { io in for other in claimed[(index + 1)...] { releaseLocked(&io, other) } }
+                return
             }
         }
+        io.withLock { io in
+            if !io.closed && !io.ready.isEmpty { _ = rl_timerfd_arm(timerFD, 1) }  // another pass, soon
+        }
     }
+
+    /// Takes connections from the ready queue, marking them busy.
+    private func claimLocked(_ io: inout IO, into claimed: inout [UInt64]) {
+        var taken = 0
+        while taken < io.ready.count && claimed.count < Self.connectionsPerPass {
+            let id = io.ready[taken]
+            taken += 1
+            guard var connection = io.connections[id] else { continue }
+            connection.queued = false
+            if connection.hasPending && !connection.busy {
+                connection.busy = true
+                claimed.append(id)
+            }
+            io.connections[id] = connection
+        }
+        io.ready.removeFirst(taken)
+    }
+
+    /// Calls out for the frames of one claimed connection, in order, at
+    /// most `calloutsPerConnection`; then lets go of it.  False if the port
+    /// was invalidated.
+    private func deliver(_ id: UInt64) -> Bool {
+        for _ in 0..<Self.calloutsPerConnection {
+            let next = io.withLock { io -> PortWire.Frame? in
+                guard !io.closed, var connection = io.connections[id], connection.hasPending else { return nil }
+                let frame = connection.pending[connection.head]
+                connection.head += 1
+                connection.pendingBytes -= Self.cost(frame)
+                if connection.head == connection.pending.count {
+                    connection.pending.removeAll(keepingCapacity: false)
+                    connection.head = 0
+                } else if connection.head >= 1024 && connection.head * 2 >= connection.pending.count {
+                    connection.pending.removeFirst(connection.head)
+                    connection.head = 0
+                }
+                io.connections[id] = connection
+                return frame
+            }
+            guard let frame = next else { break }
+            // Invalidated (or being invalidated by another thread): no
+            // callout; one in flight releases the info when it returns.
+            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else { return false }
+            io.withLock { io in
+                guard !io.closed, var connection = io.connections[id] else { return }
+                if frame.kind == .request && connection.fd >= 0 {
+                    connection.output += reply
+                    io.connections[id] = connection
+                    flushLocked(&io, id)
+                } else {
+                    updateInterestLocked(&io, id)  // less backlog: maybe read again
+                }
+            }
+        }
+        io.withLock { releaseLocked(&$0, id) }
+        return true
+    }
+
+    /// Lets go of a claimed connection: back in the ready queue if frames
+    /// are left, gone if its socket is closed and nothing is left.
+    private func releaseLocked(_ io: inout IO, _ id: UInt64) {
+        guard var connection = io.connections[id] else { return }
+        connection.busy = false
+        io.connections[id] = connection
+        if connection.hasPending {
+            enqueueLocked(&io, id)
+        } else if connection.fd < 0 {
+            io.connections[id] = nil
+        }
+    }
+
+    private func enqueueLocked(_ io: inout IO, _ id: UInt64) {
+        guard var connection = io.connections[id], !connection.queued, !connection.busy, connection.hasPending else { return }
+        connection.queued = true
+        io.connections[id] = connection
+        io.ready.append(id)
+    }
+
+    /// What a frame counts for in a connection's backlog.
+    private static func cost(_ frame: PortWire.Frame) -> Int { PortWire.headerSize + (frame.payload?.count ?? 0) }
 
     /// Calls the callout for one request; returns the encoded reply.
     private func answer(_ frame: PortWire.Frame) -> [UInt8] {
@@ -209,7 +327,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// connections, readable requests, writable replies.  Whatever is left
     /// is still ready (level-triggered) and comes round on the next pass.
     /// Lock held; no user code.
-    private func collectLocked(_ io: inout IO, into requests: inout [(UInt64, PortWire.Frame)]) {
+    private func collectLocked(_ io: inout IO) {
         let batch = 64
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: batch) { tokens in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch) { events in
@@ -219,9 +337,15 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                         acceptLocked(&io)
                     } else if tokens[i] == Self.timerToken {
                         rl_drain_counter(timerFD)
-                        if io.backoffUntil != 0 && rl_monotonic_ns() >= io.backoffUntil { listenLocked(&io) }
+                        if io.backoffUntil != 0 {
+                            if rl_monotonic_ns() >= io.backoffUntil {
+                                listenLocked(&io)
+                            } else {
+                                _ = rl_timerfd_arm(timerFD, io.backoffUntil)  // a kick came first
+                            }
+                        }
                     } else {
-                        handleLocked(&io, tokens[i], events[i], &requests)
+                        handleLocked(&io, tokens[i], events[i])
                     }
                 }
             }
@@ -268,7 +392,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                 let id = io.nextID
                 io.nextID += 1
                 io.connections[id] = Connection(fd: fd)
-                _ = rl_epoll_add(epollFD, fd, Self.readEvents, id)
+                updateInterestLocked(&io, id)
             case .refused:
                 continue
             case .none:
@@ -277,21 +401,21 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
     }
 
-    private func handleLocked(_ io: inout IO, _ id: UInt64, _ events: UInt32, _ requests: inout [(UInt64, PortWire.Frame)]) {
-        guard var connection = io.connections[id] else { return }
-        if events & EPOLLOUT.rawValue != 0 {
-            io.connections[id] = connection
-            flushLocked(&io, id)
-            guard let current = io.connections[id] else { return }
-            connection = current
-        }
-        guard events & (Self.readEvents | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
+    private func handleLocked(_ io: inout IO, _ id: UInt64, _ events: UInt32) {
+        guard io.connections[id] != nil else { return }
+        if events & EPOLLOUT.rawValue != 0 { flushLocked(&io, id) }
+        guard var connection = io.connections[id], connection.fd >= 0,
+              connection.interest & EPOLLIN.rawValue != 0,
+              events & (Self.readEvents | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
         let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader, atMost: Self.readPerPass)
         var broken = false
         frames: while true {
             switch connection.reader.next() {
             case .success(let frame?):
-                if frame.kind != .reply { requests.append((id, frame)) }
+                if frame.kind != .reply {
+                    connection.pending.append(frame)
+                    connection.pendingBytes += Self.cost(frame)
+                }
             case .success(nil):
                 break frames
             case .failure:
@@ -300,16 +424,43 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             }
         }
         io.connections[id] = connection
-        if broken || outcome == .endOfStream { dropLocked(&io, id) }
+        enqueueLocked(&io, id)
+        if broken || outcome == .endOfStream {
+            closeSocketLocked(&io, id)
+        } else {
+            updateInterestLocked(&io, id)
+        }
+    }
+
+    /// Watches a connection for what it needs now: input while its backlog
+    /// is under the limit, output while replies wait.  With neither it
+    /// leaves the epoll set (a closed peer would otherwise keep reporting
+    /// EPOLLHUP).
+    private func updateInterestLocked(_ io: inout IO, _ id: UInt64) {
+        guard var connection = io.connections[id], connection.fd >= 0 else { return }
+        var wanted: UInt32 = 0
+        if connection.backlog < Self.connectionBacklogLimit { wanted |= Self.readEvents }
+        if connection.sent < connection.output.count { wanted |= EPOLLOUT.rawValue }
+        guard wanted != connection.interest else { return }
+        if wanted == 0 {
+            _ = rl_epoll_del(epollFD, connection.fd)
+        } else if connection.interest == 0 {
+            _ = rl_epoll_add(epollFD, connection.fd, wanted, id)
+        } else {
+            _ = rl_epoll_mod(epollFD, connection.fd, wanted, id)
+        }
+        connection.interest = wanted
+        io.connections[id] = connection
     }
 
     /// Writes a connection's pending output without blocking; watches for
     /// writability while some is left.
     private func flushLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id] else { return }
+        guard var connection = io.connections[id], connection.fd >= 0 else { return }
         if connection.sent < connection.output.count {
             guard let n = PortWire.writeSome(connection.fd, connection.output[connection.sent...]) else {
-                dropLocked(&io, id)
+                io.connections[id] = connection
+                closeSocketLocked(&io, id)
                 return
             }
             connection.sent += n
@@ -317,19 +468,27 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         if connection.sent == connection.output.count {
             connection.output.removeAll(keepingCapacity: false)
             connection.sent = 0
-        }
-        let wantOutput = !connection.output.isEmpty
-        if wantOutput != connection.watchingOutput {
-            connection.watchingOutput = wantOutput
-            _ = rl_epoll_mod(epollFD, connection.fd, Self.readEvents | (wantOutput ? EPOLLOUT.rawValue : 0), id)
+        } else if connection.sent >= 1 << 16 && connection.sent * 2 >= connection.output.count {
+            connection.output.removeFirst(connection.sent)  // a reader that keeps up slowly
+            connection.sent = 0
         }
         io.connections[id] = connection
+        updateInterestLocked(&io, id)
     }
 
-    private func dropLocked(_ io: inout IO, _ id: UInt64) {
-        guard let connection = io.connections.removeValue(forKey: id) else { return }
-        _ = rl_epoll_del(epollFD, connection.fd)
+    /// Closes a connection's socket (the peer is gone, or broke the
+    /// protocol).  The entry stays while frames read before are delivered.
+    private func closeSocketLocked(_ io: inout IO, _ id: UInt64) {
+        guard var connection = io.connections[id], connection.fd >= 0 else { return }
+        if connection.interest != 0 { _ = rl_epoll_del(epollFD, connection.fd) }
         close(connection.fd)
+        connection.fd = -1
+        connection.interest = 0
+        connection.output = []
+        connection.sent = 0
+        connection.reader = PortWire.Reader()
+        io.connections[id] = connection
+        if !connection.busy && !connection.hasPending { io.connections[id] = nil }
         if io.backoffUntil != 0 && !io.closed { listenLocked(&io) }  // a descriptor is free again
     }
 
@@ -342,7 +501,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             io.listenFD = -1
             io.listening = false
         }
-        for id in Array(io.connections.keys) { dropLocked(&io, id) }
+        for id in Array(io.connections.keys) { closeSocketLocked(&io, id) }
+        io.connections.removeAll()
+        io.ready.removeAll()
     }
 
     // MARK: invalidation
