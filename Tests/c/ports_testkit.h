@@ -55,10 +55,12 @@ static H_UNUSED int pk_status(pid_t pid)
 }
 
 static volatile int pk_last_code;
+static char pk_last_message[512];
 static H_UNUSED void pk_quiet_handler(RLErrorCode code, const char *function, const char *message, void *info)
 {
-    (void)function; (void)message; (void)info;
+    (void)function; (void)info;
     pk_last_code = (int)code;
+    snprintf(pk_last_message, sizeof pk_last_message, "%s", message);
 }
 static H_UNUSED void pk_quiet(void) { RLSetErrorHandler(pk_quiet_handler, NULL); }
 

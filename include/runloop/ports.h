@@ -46,11 +46,56 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  * holding the port's source (RLMessagePortCreateRunLoopSource); the data it
  * returns travels back as the reply.
  *
- * Transport: a Unix-domain stream socket in Linux's abstract namespace,
- * named "runloop.<uid>.<name>", so only programs of the same user meet,
- * nothing appears in the file system and a name is freed when its port is
- * invalidated or its process dies.  Both ends check the peer's uid.  A name
- * is 1 to 80 bytes and must not contain a NUL byte.
+ * Transport: a Unix-domain stream socket whose file is in the user's port
+ * directory, /tmp/runloop-<uid> (created with mode 0700; the path does not
+ * depend on the environment, so every process of the user finds it).  The
+ * file of a port is "n.<name>", bytes other than [A-Za-z0-9._-] written
+ * %XX, or, when that would not fit a socket address, "h.<hex SHA-256 of the
+ * name>".  A name is freed when its port is invalidated; the file left by a
+ * process that died is found stale (nobody listens) and replaced by the
+ * next local port of that name.  A name is 1 to 80 bytes, any bytes but
+ * NUL, in no particular encoding: names are compared and kept as bytes
+ * ("x\xff" and "x\xfe" are two ports; GetName returns the bytes given).
+ *
+ * Trust model.
+ *   - Who can connect: processes of the same uid.  Other users cannot
+ *     enter the directory (no search permission), cannot bind a name in it
+ *     (no write permission), and both ends check the peer's uid
+ *     (SO_PEERCRED) on every connection, so a root process of another
+ *     program is refused too.  The one thing another user can do is create
+ *     /tmp/runloop-<uid> before the user does: the directory must be a
+ *     directory owned by the uid, else RLMessagePortCreateLocal and
+ *     RLMessagePortCreateRemote fail with kRLErrorInvalidArgument and a
+ *     message naming the squatter's uid (the directory must be removed).
+ *     A flood of connections from other users costs the server nothing:
+ *     they cannot reach the socket.
+ *   - What is checked: every frame's header (magic, kind, length at most
+ *     64 MiB); a connection sending anything else is closed (requests it
+ *     sent before are still served).  Payloads are opaque bytes handed to
+ *     the callout as they came: the callout must validate them.
+ *   - A hostile or careless peer of the same user cannot starve the loop
+ *     or grow the server without bound: per pass of a loop, a port accepts
+ *     at most 16 connections, reads at most 1 MiB per connection and calls
+ *     out at most 64 times per connection for at most 64 connections (the
+ *     rest waits for the next pass, after the loop's timers and other
+ *     sources).  A connection whose backlog (requests read but not
+ *     delivered, plus replies not yet written) reaches 1 MiB is not read
+ *     until it drains: a peer that does not read its replies stalls itself
+ *     (its sends time out), not the server.  A single frame may still be
+ *     up to 64 MiB.  Without a free descriptor the port stops accepting for
+ *     100 ms or until one of its connections closes, reporting
+ *     kRLErrorResources once, instead of spinning.
+ *   - What a same-user peer CAN do: anything the user can (it could
+ *     ptrace the server): send any request to any port of the user, take a
+ *     free name first, hold many connections open (each costs the server
+ *     a descriptor, its backlog and the frame being read: up to 64 MiB
+ *     while a large frame arrives), send slowly.  Ports
+ *     authenticate users, not programs: serve requests from other programs
+ *     of the user only if they may ask for what the callout does.
+ *   - Ordering: the requests of one connection (one remote) are delivered
+ *     one callout at a time, in the order sent, whichever loops hold the
+ *     port's source; requests of different remotes may run concurrently
+ *     when the source is in several loops.
  *
  * Errors of RLMessagePortSendRequest are CF's codes, returned, not
  * reported on stderr; misuse (bad handles, a local port passed as remote,

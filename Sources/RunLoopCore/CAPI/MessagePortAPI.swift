@@ -14,6 +14,13 @@ private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) ->
     return bytes
 }
 
+/// The user's port directory is another uid's (see PortDirectory).
+private func reportSquat(_ function: StaticString, _ owner: uid_t, _ path: String) {
+    reportError(function, .invalidArgument,
+                "\(path), the directory of this user's port sockets, belongs to uid \(owner) (squatted); "
+                + "no port of this user can be created or reached until it is removed")
+}
+
 /// A name for messages.
 private func display(_ name: [UInt8]?) -> String { String(decoding: name ?? [], as: UTF8.self) }
 
@@ -56,6 +63,9 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
     case .failure(.nameTaken):
         reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by another local port")
         return nil
+    case .failure(.squatted(let owner, let path)):
+        reportSquat(function, owner, path)
+        return nil
     case .failure(.system(let error)):
         reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
         return nil
@@ -77,6 +87,9 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
         return nil  // an answer, not a misuse
     case .failure(.foreignOwner):
         reportError(function, .invalidArgument, "the port \"\(display(text))\" belongs to another user")
+        return nil
+    case .failure(.squatted(let owner, let path)):
+        reportSquat(function, owner, path)
         return nil
     case .failure(.system(let error)):
         reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
@@ -104,7 +117,16 @@ public func rlMessagePortSetName(_ ms: RLMessagePortRef?, _ newName: UnsafePoint
             return 0
         }
         guard let text = portName(newName, function) else { return 0 }
-        return cBool(local.rename(text))
+        switch local.rename(text) {
+        case .success(let renamed): return cBool(renamed)
+        case .failure(.nameTaken): return 0
+        case .failure(.squatted(let owner, let path)):
+            reportSquat(function, owner, path)
+            return 0
+        case .failure(.system(let error)):
+            reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
+            return 0
+        }
     }
 }
 

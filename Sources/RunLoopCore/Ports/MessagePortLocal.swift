@@ -46,6 +46,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private struct IO {
         var closed = false
         var listenFD: Int32 = -1
+        var listener: PortWire.Listener?
         /// Whether the listener is in the epoll set (not while backing off).
         var listening = false
         /// Accepting stopped for lack of descriptors, until this monotonic
@@ -77,7 +78,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private let io = Guarded(IO())
     private let cachedSource = Guarded<Source?>(nil)
 
-    private init(name: [UInt8]?, listenFD: Int32, epollFD: Int32, timerFD: Int32,
+    private init(name: [UInt8]?, listener: PortWire.Listener?, epollFD: Int32, timerFD: Int32,
                  callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
         self.callout = callout
         self.context = context
@@ -85,38 +86,46 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         self.timerFD = timerFD
         super.init(name: name)
         io.withLock { io in
-            io.listenFD = listenFD
-            io.listening = listenFD >= 0
+            io.listener = listener
+            io.listenFD = listener?.fd ?? -1
+            io.listening = listener != nil
         }
     }
 
-    package enum CreateError: Error { case nameTaken, system(Int32) }
+    package enum CreateError: Error { case nameTaken, squatted(owner: uid_t, path: String), system(Int32) }
+
+    private static func createError(_ failure: PortWire.ListenError) -> CreateError {
+        switch failure {
+        case .nameTaken: return .nameTaken
+        case .squatted(let owner, let path): return .squatted(owner: owner, path: path)
+        case .system(let error): return .system(error)
+        }
+    }
 
     /// A named (or unnamed) local port with its handle; the context's info
     /// is retained only on success.
     package static func make(name: [UInt8]?, callout: @escaping RLMessagePortCallBack,
                              context: RLMessagePortContext) -> Result<LocalPort, CreateError> {
-        var listenFD: Int32 = -1
+        var listener: PortWire.Listener?
         if let name {
             switch PortWire.listen(name) {
-            case .success(let fd): listenFD = fd
-            case .failure(.nameTaken): return .failure(.nameTaken)
-            case .failure(.system(let error)): return .failure(.system(error))
+            case .success(let bound): listener = bound
+            case .failure(let failure): return .failure(createError(failure))
             }
         }
         let ep = rl_epoll_create()
         let timer = ep >= 0 ? rl_timerfd() : -1
         guard ep >= 0, timer >= 0 else {
             let error = errno
-            if listenFD >= 0 { close(listenFD) }
+            if let listener { PortWire.unlisten(listener) }
             if ep >= 0 { close(ep) }
             return .failure(.system(error))
         }
-        if listenFD >= 0 { _ = rl_epoll_add(ep, listenFD, EPOLLIN.rawValue, listenToken) }
+        if let listener { _ = rl_epoll_add(ep, listener.fd, EPOLLIN.rawValue, listenToken) }
         _ = rl_epoll_add(ep, timer, EPOLLIN.rawValue, timerToken)
         var ctx = context
         if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-        let port = LocalPort(name: name, listenFD: listenFD, epollFD: ep, timerFD: timer, callout: callout, context: ctx)
+        let port = LocalPort(name: name, listener: listener, epollFD: ep, timerFD: timer, callout: callout, context: ctx)
         guard HandleTable.shared.register(port) else {
             port.invalidate()
             return .failure(.system(ENOMEM))
@@ -134,30 +143,35 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     // MARK: naming
 
-    /// Claims `newName`, then frees the old name.  False if taken or the
-    /// port is invalid.
-    package func rename(_ newName: [UInt8]) -> Bool {
-        guard isValid else { return false }
-        if nameBytes == newName { return true }
-        guard case .success(let fd) = PortWire.listen(newName) else { return false }
+    /// Claims `newName`, then frees the old name.  False if the port is
+    /// invalid; a failure if the name cannot be had.
+    package func rename(_ newName: [UInt8]) -> Result<Bool, CreateError> {
+        guard isValid else { return .success(false) }
+        if nameBytes == newName { return .success(true) }
+        let fresh: PortWire.Listener
+        switch PortWire.listen(newName) {
+        case .success(let bound): fresh = bound
+        case .failure(let failure): return .failure(Self.createError(failure))
+        }
         let swapped = io.withLock { io -> Bool in
             guard !io.closed else { return false }
-            if io.listenFD >= 0 {
-                if io.listening { _ = rl_epoll_del(epollFD, io.listenFD) }
-                close(io.listenFD)
+            if let old = io.listener {
+                if io.listening { _ = rl_epoll_del(epollFD, old.fd) }
+                PortWire.unlisten(old)
             }
-            io.listenFD = fd
+            io.listener = fresh
+            io.listenFD = fresh.fd
             io.listening = false
             io.backoffUntil = 0
             listenLocked(&io)
             return true
         }
         guard swapped else {
-            close(fd)
-            return false
+            PortWire.unlisten(fresh)
+            return .success(false)
         }
         recordName(newName)
-        return true
+        return .success(true)
     }
 
     // MARK: the run-loop source
@@ -495,9 +509,10 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private func closeAllLocked(_ io: inout IO) {
         guard !io.closed else { return }
         io.closed = true
-        if io.listenFD >= 0 {
-            if io.listening { _ = rl_epoll_del(epollFD, io.listenFD) }
-            close(io.listenFD)
+        if let listener = io.listener {
+            if io.listening { _ = rl_epoll_del(epollFD, listener.fd) }
+            PortWire.unlisten(listener)
+            io.listener = nil
             io.listenFD = -1
             io.listening = false
         }

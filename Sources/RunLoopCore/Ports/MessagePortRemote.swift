@@ -153,7 +153,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
             }
             reader = PortWire.Reader()
             return .success(fd)
-        case .failure(.noSuchPort), .failure(.foreignOwner):
+        case .failure(.noSuchPort), .failure(.foreignOwner), .failure(.squatted):
             return .failure(StepFailure(.invalid(PortStatus.isInvalid)))
         case .failure(.system):
             return .failure(StepFailure(.done(.failed(PortStatus.transportError))))

@@ -1,9 +1,10 @@
 import CRunLoopShims
 import Glibc
 
-/// The transport of message ports: Unix-domain stream sockets in Linux's
-/// abstract namespace, and the frames that travel on them.  Nothing here
-/// calls user code or takes a lock.
+/// The transport of message ports: Unix-domain stream sockets in the
+/// user's port directory (PortDirectory), and the frames that travel on
+/// them.  Nothing here calls user code or takes a lock (but the
+/// directory's lock file, around binding and removing a name).
 ///
 /// A frame is a 20-byte header `magic, kind|flags, msgid, seq, length`
 /// (native byte order: both ends run on this machine) and `length` bytes.
@@ -98,54 +99,118 @@ package enum PortWire {
         name.count >= 1 && name.count <= maxNameLength && !name.contains(0)
     }
 
-    /// "\0runloop.<uid>.<name>": the abstract socket address of a port.
-    private static func address(_ name: [UInt8]) -> (sockaddr_un, socklen_t) {
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let path = Array("runloop.\(getuid()).".utf8) + name
-        withUnsafeMutableBytes(of: &addr.sun_path) { sun in
-            sun[0] = 0
-            for (i, byte) in path.enumerated() { sun[1 + i] = byte }
-        }
-        let length = MemoryLayout<sa_family_t>.size + 1 + path.count
-        return (addr, socklen_t(length))
-    }
-
     private static func newSocket() -> Int32 {
         socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     }
 
-    package enum ListenError: Error { case nameTaken, system(Int32) }
+    package enum ListenError: Error { case nameTaken, squatted(owner: uid_t, path: String), system(Int32) }
 
-    /// A listening socket bound to the port name.
-    package static func listen(_ name: [UInt8]) -> Result<Int32, ListenError> {
-        let fd = newSocket()
-        guard fd >= 0 else { return .failure(.system(errno)) }
-        var (addr, length) = address(name)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        if bound != 0 {
-            let error = errno
-            close(fd)
-            return .failure(error == EADDRINUSE ? .nameTaken : .system(error))
-        }
-        guard Glibc.listen(fd, SOMAXCONN) == 0 else {
-            let error = errno
-            close(fd)
-            return .failure(.system(error))
-        }
-        return .success(fd)
+    /// A listening socket bound to a port name, and its socket file.
+    package struct Listener {
+        package let fd: Int32
+        let path: String
+        let identity: (dev_t, ino_t)?
     }
 
-    package enum ConnectError: Error { case noSuchPort, foreignOwner, system(Int32) }
+    private static func listenError(_ failure: PortDirectory.Failure) -> ListenError {
+        switch failure {
+        case .squatted(let owner, let path): return .squatted(owner: owner, path: path)
+        case .missing: return .system(ENOENT)
+        case .system(let error): return .system(error)
+        }
+    }
+
+    /// A listening socket bound to the port name.  A socket file nobody
+    /// listens on (its process died) is stale: it is removed and the name
+    /// taken.
+    package static func listen(_ name: [UInt8]) -> Result<Listener, ListenError> {
+        if case .failure(let failure) = PortDirectory.check(create: true) { return .failure(listenError(failure)) }
+        let fd = newSocket()
+        guard fd >= 0 else { return .failure(.system(errno)) }
+        var (addr, length, path) = PortDirectory.address(name)
+        let bindOnce = { () -> Int32 in
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 ? 0 : errno }
+            }
+        }
+        let outcome = PortDirectory.locked { () -> Result<Listener, ListenError> in
+            var error = bindOnce()
+            if error == EADDRINUSE {
+                switch probe(&addr, length) {
+                case .listening(let owner):
+                    return .failure(owner == getuid() ? .nameTaken : .squatted(owner: owner, path: path))
+                case .stale:
+                    unlink(path)
+                    error = bindOnce()
+                case .failed(let probeError):
+                    return .failure(.system(probeError))
+                }
+            }
+            if error != 0 { return .failure(error == EADDRINUSE ? .nameTaken : .system(error)) }
+            guard Glibc.listen(fd, SOMAXCONN) == 0 else {
+                let listenError = errno
+                unlink(path)
+                return .failure(.system(listenError))
+            }
+            return .success(Listener(fd: fd, path: path, identity: PortDirectory.identity(path)))
+        }
+        switch outcome {
+        case .success(.success(let listener)):
+            return .success(listener)
+        case .success(.failure(let failure)):
+            close(fd)
+            return .failure(failure)
+        case .failure(let failure):
+            close(fd)
+            return .failure(listenError(failure))
+        }
+    }
+
+    private enum Probe { case listening(owner: uid_t), stale, failed(Int32) }
+
+    /// Whether a process listens on the socket file at `addr`.
+    private static func probe(_ addr: inout sockaddr_un, _ length: socklen_t) -> Probe {
+        let fd = newSocket()
+        guard fd >= 0 else { return .failed(errno) }
+        defer { close(fd) }
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+        }
+        if connected == 0 { return .listening(owner: peerUID(fd) ?? uid_t.max) }
+        switch errno {
+        case ECONNREFUSED, ENOENT: return .stale
+        case EAGAIN: return .listening(owner: getuid())  // a full backlog: someone listens
+        default: return .failed(errno)
+        }
+    }
+
+    /// Closes a listener and removes its socket file, if that file is still
+    /// the one it bound.
+    package static func unlisten(_ listener: Listener) {
+        let remove = {
+            if let mine = listener.identity, let now = PortDirectory.identity(listener.path),
+               mine.0 == now.0 && mine.1 == now.1 {
+                unlink(listener.path)
+            }
+        }
+        if case .failure = PortDirectory.locked(remove) { remove() }  // no lock (no descriptor): still ours
+        close(listener.fd)
+    }
+
+    package enum ConnectError: Error { case noSuchPort, foreignOwner, squatted(owner: uid_t, path: String), system(Int32) }
 
     /// A connected, non-blocking socket to the port's listener, checked to
     /// belong to this user.
     package static func connect(_ name: [UInt8]) -> Result<Int32, ConnectError> {
+        switch PortDirectory.check(create: false) {
+        case .success: break
+        case .failure(.missing): return .failure(.noSuchPort)
+        case .failure(.squatted(let owner, let path)): return .failure(.squatted(owner: owner, path: path))
+        case .failure(.system(let error)): return .failure(.system(error))
+        }
         let fd = newSocket()
         guard fd >= 0 else { return .failure(.system(errno)) }
-        var (addr, length) = address(name)
+        var (addr, length, _) = PortDirectory.address(name)
         let connected = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
         }
