@@ -83,6 +83,18 @@ static void scenario(void)
     long_name[80] = 0;
     RLMessagePortRef p80 = RLMessagePortCreateLocal(NULL, long_name, answer, &ctx, NULL);
     TRACE("80 bytes of 0xff: %s, GetName same: %s", yes_no(p80 != NULL), yes_no(p80 && same_bytes(p80, long_name)));
+    /* Escaped, 80 bytes of 0xff do not fit a socket address: the socket
+     * file is named by the name's SHA-256 (as sha256sum computes it). */
+    char tmp[64], cmd[128], hex[65] = "", path[200];
+    snprintf(tmp, sizeof tmp, "/tmp/rl-test-byte-names-%d", (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (f) { fwrite(long_name, 1, 80, f); fclose(f); }
+    snprintf(cmd, sizeof cmd, "sha256sum %s", tmp);
+    FILE *p = popen(cmd, "r");
+    if (p) { if (fscanf(p, "%64s", hex) != 1) hex[0] = 0; pclose(p); }
+    unlink(tmp);
+    snprintf(path, sizeof path, "/tmp/runloop-%d/h.%s", (int)getuid(), hex);
+    TRACE("its socket file is h.<sha-256 of the name>: %s", yes_no(hex[0] && access(path, F_OK) == 0));
     long_name[80] = (char)0xff;
     long_name[81] = 0;
     pk_quiet();
