@@ -3,7 +3,7 @@
 # CMakeLists.txt after it, inside if(RUNLOOP_BUILD_TESTS)).
 #
 #   test_rl_tolerance, test_rl_stall   timing measurements: RUN_SERIAL
-#   test_rl_mainqueue                  dlopen()s the toolchain's libdispatch
+#   test_rl_mainqueue, _nofd           dlopen() the toolchain's libdispatch
 #                                      (RL_DISPATCH_LIBRARY), no link flag
 #   trace_demo_json                    examples/trace_demo writes a trace;
 #                                      python3 -m json.tool must accept it
@@ -13,10 +13,12 @@ foreach(_rl_t test_rl_tolerance test_rl_stall)
   endif()
 endforeach()
 
-if(TARGET test_rl_mainqueue)
-  target_compile_definitions(test_rl_mainqueue PRIVATE
-    "RL_DISPATCH_LIBRARY=\"${RUNLOOP_SWIFT_RUNTIME_DIR}/libdispatch.so\"")
-endif()
+foreach(_rl_t test_rl_mainqueue test_rl_mainqueue_nofd)
+  if(TARGET ${_rl_t})
+    target_compile_definitions(${_rl_t} PRIVATE
+      "RL_DISPATCH_LIBRARY=\"${RUNLOOP_SWIFT_RUNTIME_DIR}/libdispatch.so\"")
+  endif()
+endforeach()
 
 find_program(RUNLOOP_PYTHON3 NAMES python3)
 if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/examples/trace_demo.c" AND RUNLOOP_PYTHON3)

@@ -20,8 +20,11 @@ enum DispatchMainQueue {
     /// void _dispatch_main_queue_callback_4CF(void *msg)  (msg: NULL on Linux)
     typealias DrainFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
-    /// Set once the main loop has looked for libdispatch.
+    /// Set once the main loop has looked for libdispatch (and, if found,
+    /// got the queue's descriptor).
     static let looked = Atomic<Bool>(false)
+    /// Set once "the main queue is not served" has been reported.
+    static let reportedNoDescriptor = Atomic<Bool>(false)
 
     static func lookUp() -> (handle: HandleFunction, drain: DrainFunction)? {
         let everywhere = UnsafeMutableRawPointer(bitPattern: 0)  // RTLD_DEFAULT
@@ -35,10 +38,31 @@ extension Loop {
     /// Called by the main loop's thread at the start of each run: the first
     /// time, adds the main queue's source to the common modes if libdispatch
     /// is in the process.
+    ///
+    /// libdispatch creates the queue's eventfd on the first request for it
+    /// and traps (SIGILL) if it cannot.  So a descriptor is tried first:
+    /// with none free, the run goes on without the main queue, reporting
+    /// kRLErrorResources once, and the next run tries again.  (Another
+    /// thread taking the descriptor between the try and libdispatch's
+    /// eventfd would still trap; that window is a few instructions.)
     package func ensureMainQueueSource() {
         guard !DispatchMainQueue.looked.load(ordering: .relaxed) else { return }
+        guard let queue = DispatchMainQueue.lookUp() else {
+            DispatchMainQueue.looked.store(true, ordering: .relaxed)
+            return
+        }
+        let spare = rl_eventfd()
+        guard spare >= 0 else {
+            let error = rl_errno()
+            if !DispatchMainQueue.reportedNoDescriptor.exchange(true, ordering: .relaxed) {
+                reportError("RLRunLoopRunInMode", .resources,
+                            "the main queue is not served: no descriptor for its eventfd "
+                            + "(\(String(cString: strerror(error)))); the next run of the main loop tries again")
+            }
+            return
+        }
+        close(spare)
         DispatchMainQueue.looked.store(true, ordering: .relaxed)
-        guard let queue = DispatchMainQueue.lookUp() else { return }
         let fd = queue.handle()
         guard fd >= 0 else { return }
         let drain = queue.drain
