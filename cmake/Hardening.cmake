@@ -7,6 +7,9 @@
 #                   running loops for RUNLOOP_STRESS_SECONDS, then invariants
 #   stress_churn    10,000 threads with items scheduled exit; RSS and context
 #                   retain/release counts stay flat
+#   stress_ports    20,000 checksummed requests and one-way messages between
+#                   processes (nothing lost, duplicated, corrupted); then the
+#                   server killed with SIGKILL: every sender fails within 0.5 s
 #   test_model      100,000 random operations checked against Tests/model/model.c
 #                   (RUNLOOP_MODEL_OPS; seed printed on failure)
 #   memcheck_test_misuse, memcheck_test_model   the same under valgrind
@@ -40,6 +43,10 @@ set_tests_properties(stress_threads PROPERTIES LABELS stress TIMEOUT 60)
 runloop_hardening_exe(stress_churn "${_rl_hard_src}/Tests/stress/stress_churn.c")
 add_test(NAME stress_churn COMMAND stress_churn 10000)
 set_tests_properties(stress_churn PROPERTIES LABELS stress TIMEOUT 120)
+
+runloop_hardening_exe(stress_ports "${_rl_hard_src}/Tests/stress/stress_ports.c")
+add_test(NAME stress_ports COMMAND stress_ports 20000)
+set_tests_properties(stress_ports PROPERTIES LABELS stress TIMEOUT 120)
 
 runloop_hardening_exe(test_model
   "${_rl_hard_src}/Tests/model/test_model.c" "${_rl_hard_src}/Tests/model/model.c")
