@@ -75,10 +75,10 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *     the callout as they came: the callout must validate them.
  *   - A hostile or careless peer of the same user cannot starve the loop
  *     or grow the server without bound: per pass of a loop, a port accepts
- *     at most 16 connections, reads at most 1 MiB per connection and calls
- *     out at most 64 times per connection for at most 64 connections (the
- *     rest waits for the next pass, after the loop's timers and other
- *     sources).  A connection whose backlog (requests read but not
+ *     at most 16 connections, reads at most 1 MiB per connection, and
+ *     calls out at most 1024 times, for at most 64 connections taken in
+ *     turn (the rest waits for the next pass, after the loop's timers and
+ *     other sources).  A connection whose backlog (requests read but not
  *     delivered, plus replies not yet written) reaches 1 MiB is not read
  *     until it drains: a peer that does not read its replies stalls itself
  *     (its sends time out), not the server.  A single frame may still be

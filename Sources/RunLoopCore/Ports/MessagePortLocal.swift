@@ -18,7 +18,10 @@ import Glibc
 /// `connectionBacklogLimit` is not read until it drains: a peer that does
 /// not read its replies stops being served, not the server's memory.
 package final class LocalPort: MessagePort, @unchecked Sendable {
-    private struct Connection {
+    /// A class, so the buffers are changed in place (a struct copied out
+    /// of the dictionary and back would copy them on every change).  Only
+    /// touched under `io`'s lock.
+    private final class Connection {
         /// -1 once the peer closed or broke the protocol: frames already
         /// read are still delivered (replies to them are dropped), then
         /// the entry goes.
@@ -202,11 +205,12 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// A connection is not read while its backlog (frames read but not
     /// delivered, replies not yet written) is at least this: 1 MiB.
     package static let connectionBacklogLimit = 1 << 20
-    /// Connections a pass calls out for, and callouts per connection per
-    /// pass; the rest waits for the next pass (the timerfd is fired so one
-    /// comes).
+    /// Connections a pass calls out for, and callouts per pass (shared by
+    /// those connections in turn); the rest waits for the next pass (the
+    /// timerfd is fired so one comes).  A connection that had its turn
+    /// goes to the back of the queue.
     static let connectionsPerPass = 64
-    static let calloutsPerConnection = 64
+    static let calloutsPerPass = 1024
 
     /// Accepts, reads and answers what is ready now, within the per-pass
     /// bounds.
@@ -217,14 +221,16 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             collectLocked(&io)
             claimLocked(&io, into: &claimed)
         }
-        for (index, id) in claimed.enumerated() {
-            guard deliver(id) else {
-                // Invalidated meanwhile: let go of the others.
-                io.withLock { io in for other in claimed[(index + 1)...] { releaseLocked(&io, other) } }
-                return
-            }
+        var budget = Self.calloutsPerPass
+        var next = 0
+        var invalidated = false
+        while next < claimed.count && budget > 0 && !invalidated {
+            // deliver lets go of the connection either way.
+            if let used = deliver(claimed[next], atMost: budget) { budget -= used } else { invalidated = true }
+            next += 1
         }
         io.withLock { io in
+            for id in claimed[next...] { releaseLocked(&io, id) }  // no turn this pass
             if !io.closed && !io.ready.isEmpty { _ = rl_timerfd_arm(timerFD, 1) }  // another pass, soon
         }
     }
@@ -235,62 +241,68 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         while taken < io.ready.count && claimed.count < Self.connectionsPerPass {
             let id = io.ready[taken]
             taken += 1
-            guard var connection = io.connections[id] else { continue }
+            guard let connection = io.connections[id] else { continue }
             connection.queued = false
             if connection.hasPending && !connection.busy {
                 connection.busy = true
                 claimed.append(id)
             }
-            io.connections[id] = connection
         }
         io.ready.removeFirst(taken)
     }
 
     /// Calls out for the frames of one claimed connection, in order, at
-    /// most `calloutsPerConnection`; then lets go of it.  False if the port
-    /// was invalidated.
-    private func deliver(_ id: UInt64) -> Bool {
-        for _ in 0..<Self.calloutsPerConnection {
+    /// most `limit` of them; then lets go of it.  The number of callouts,
+    /// nil if the port was invalidated.
+    private func deliver(_ id: UInt64, atMost limit: Int) -> Int? {
+        var answered: (frame: PortWire.Frame, reply: [UInt8])? = nil
+        var delivered = 0
+        while true {
+            // One lock for the previous reply and the next frame.
             let next = io.withLock { io -> PortWire.Frame? in
-                guard !io.closed, var connection = io.connections[id], connection.hasPending else { return nil }
+                guard !io.closed, let connection = io.connections[id] else { return nil }
+                if let (frame, reply) = answered {
+                    if frame.kind == .request && connection.fd >= 0 {
+                        connection.output += reply
+                        flushLocked(&io, id)
+                    } else if connection.interest & EPOLLIN.rawValue == 0 {
+                        updateInterestLocked(&io, id)  // less backlog: maybe read again
+                    }
+                }
+                guard delivered < limit, connection.hasPending else {
+                    releaseLocked(&io, id)
+                    return nil
+                }
                 let frame = connection.pending[connection.head]
+                connection.pending[connection.head].payload = nil  // not kept until compaction
                 connection.head += 1
                 connection.pendingBytes -= Self.cost(frame)
                 if connection.head == connection.pending.count {
-                    connection.pending.removeAll(keepingCapacity: false)
+                    connection.pending.removeAll(keepingCapacity: true)
                     connection.head = 0
                 } else if connection.head >= 1024 && connection.head * 2 >= connection.pending.count {
                     connection.pending.removeFirst(connection.head)
                     connection.head = 0
                 }
-                io.connections[id] = connection
                 return frame
             }
-            guard let frame = next else { break }
+            guard let frame = next else { return delivered }
+            delivered += 1
             // Invalidated (or being invalidated by another thread): no
             // callout; one in flight releases the info when it returns.
-            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else { return false }
-            io.withLock { io in
-                guard !io.closed, var connection = io.connections[id] else { return }
-                if frame.kind == .request && connection.fd >= 0 {
-                    connection.output += reply
-                    io.connections[id] = connection
-                    flushLocked(&io, id)
-                } else {
-                    updateInterestLocked(&io, id)  // less backlog: maybe read again
-                }
+            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else {
+                io.withLock { releaseLocked(&$0, id) }
+                return nil
             }
+            answered = (frame, reply)
         }
-        io.withLock { releaseLocked(&$0, id) }
-        return true
     }
 
     /// Lets go of a claimed connection: back in the ready queue if frames
     /// are left, gone if its socket is closed and nothing is left.
     private func releaseLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id] else { return }
+        guard let connection = io.connections[id] else { return }
         connection.busy = false
-        io.connections[id] = connection
         if connection.hasPending {
             enqueueLocked(&io, id)
         } else if connection.fd < 0 {
@@ -299,9 +311,8 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     }
 
     private func enqueueLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id], !connection.queued, !connection.busy, connection.hasPending else { return }
+        guard let connection = io.connections[id], !connection.queued, !connection.busy, connection.hasPending else { return }
         connection.queued = true
-        io.connections[id] = connection
         io.ready.append(id)
     }
 
@@ -418,7 +429,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private func handleLocked(_ io: inout IO, _ id: UInt64, _ events: UInt32) {
         guard io.connections[id] != nil else { return }
         if events & EPOLLOUT.rawValue != 0 { flushLocked(&io, id) }
-        guard var connection = io.connections[id], connection.fd >= 0,
+        guard let connection = io.connections[id], connection.fd >= 0,
               connection.interest & EPOLLIN.rawValue != 0,
               events & (Self.readEvents | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
         let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader, atMost: Self.readPerPass)
@@ -437,7 +448,6 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                 break frames
             }
         }
-        io.connections[id] = connection
         enqueueLocked(&io, id)
         if broken || outcome == .endOfStream {
             closeSocketLocked(&io, id)
@@ -451,7 +461,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// leaves the epoll set (a closed peer would otherwise keep reporting
     /// EPOLLHUP).
     private func updateInterestLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id], connection.fd >= 0 else { return }
+        guard let connection = io.connections[id], connection.fd >= 0 else { return }
         var wanted: UInt32 = 0
         if connection.backlog < Self.connectionBacklogLimit { wanted |= Self.readEvents }
         if connection.sent < connection.output.count { wanted |= EPOLLOUT.rawValue }
@@ -464,16 +474,14 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             _ = rl_epoll_mod(epollFD, connection.fd, wanted, id)
         }
         connection.interest = wanted
-        io.connections[id] = connection
     }
 
     /// Writes a connection's pending output without blocking; watches for
     /// writability while some is left.
     private func flushLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id], connection.fd >= 0 else { return }
+        guard let connection = io.connections[id], connection.fd >= 0 else { return }
         if connection.sent < connection.output.count {
             guard let n = PortWire.writeSome(connection.fd, connection.output[connection.sent...]) else {
-                io.connections[id] = connection
                 closeSocketLocked(&io, id)
                 return
             }
@@ -486,14 +494,13 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             connection.output.removeFirst(connection.sent)  // a reader that keeps up slowly
             connection.sent = 0
         }
-        io.connections[id] = connection
         updateInterestLocked(&io, id)
     }
 
     /// Closes a connection's socket (the peer is gone, or broke the
     /// protocol).  The entry stays while frames read before are delivered.
     private func closeSocketLocked(_ io: inout IO, _ id: UInt64) {
-        guard var connection = io.connections[id], connection.fd >= 0 else { return }
+        guard let connection = io.connections[id], connection.fd >= 0 else { return }
         if connection.interest != 0 { _ = rl_epoll_del(epollFD, connection.fd) }
         close(connection.fd)
         connection.fd = -1
@@ -501,7 +508,6 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         connection.output = []
         connection.sent = 0
         connection.reader = PortWire.Reader()
-        io.connections[id] = connection
         if !connection.busy && !connection.hasPending { io.connections[id] = nil }
         if io.backoffUntil != 0 && !io.closed { listenLocked(&io) }  // a descriptor is free again
     }
