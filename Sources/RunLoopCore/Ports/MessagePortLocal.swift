@@ -76,7 +76,8 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
-    /// A timerfd in the epoll set: ends an accept back-off.
+    /// A timerfd in the epoll set: ends an accept back-off, or (armed to
+    /// fire at once) asks for another pass when frames are left over.
     private let timerFD: Int32
     private let io = Guarded(IO())
     private let cachedSource = Guarded<Source?>(nil)
