@@ -5,7 +5,8 @@
  * A server process (a copy of this program) serves a named port on a
  * thread, lowers RLIMIT_NOFILE and fills every free descriptor, then:
  *   - creating another local port, or a remote, fails with
- *     kRLErrorResources (not kRLErrorInvalidArgument);
+ *     kRLErrorResources (not kRLErrorInvalidArgument); so do RLThreadCreate,
+ *     the run loop of a new thread and RLRunLoopTraceStart;
  *   - the parent connects three remotes (they wait in the backlog: the
  *     server cannot accept them); the server's loop runs 0.5 s.  Accepting
  *     backs off instead of spinning on the ever-readable listener: the
@@ -35,6 +36,15 @@ static RLDataRef answer(RLMessagePortRef local, int32_t msgid, RLDataRef data, v
     g_served++;
     RLRunLoopStop(RLRunLoopGetCurrent());
     return RLDataCreate(NULL, (const uint8_t *)"served", 6);
+}
+
+static int g_thread_loop_code = -1;
+static void *new_thread_loop(void *arg)
+{
+    pk_last_code = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    g_thread_loop_code = rl ? 0 : pk_last_code;
+    return NULL;
 }
 
 static char ctl_read(void)
@@ -72,6 +82,15 @@ static void server_thread(void)
     pk_last_code = 0;
     RLMessagePortRef remote = RLMessagePortCreateRemote(NULL, g_name);
     int remote_code = pk_last_code;
+    pk_last_code = 0;
+    RLThreadRef worker = RLThreadCreate("rl-emfile");
+    int thread_code = worker ? 0 : pk_last_code;
+    pthread_t th;
+    if (pthread_create(&th, NULL, new_thread_loop, NULL) == 0) pthread_join(th, NULL);
+    pk_last_code = 0;
+    RLBoolean tracing = RLRunLoopTraceStart(rl, "/tmp/rl-test-emfile.json");
+    int trace_code = tracing ? 0 : pk_last_code;
+    if (tracing) RLRunLoopTraceStop(rl);
 
     if (write(g_ctl, "E", 1) != 1) _exit(10);
     ctl_read();  /* the parent's remotes wait in the backlog */
@@ -87,9 +106,10 @@ static void server_thread(void)
 
     char line[256];
     int n = snprintf(line, sizeof line,
-                     "local %s code %d, remote %s code %d, passes %ld, accept code %d, served %d\n",
+                     "local %s code %d, remote %s code %d, passes %ld, accept code %d, served %d, "
+                     "thread %d loop %d trace %d\n",
                      other ? "created" : "NULL", local_code, remote ? "created" : "NULL", remote_code,
-                     passes, accept_code, g_served);
+                     passes, accept_code, g_served, thread_code, g_thread_loop_code, trace_code);
     if (write(g_ctl, line, (size_t)n) != n) _exit(12);
     while (nfill > 0) close(fillers[--nfill]);
     RLRunLoopRemoveObserver(rl, obs, kRLRunLoopDefaultMode);
@@ -142,13 +162,18 @@ static void scenario(void)
         if (memchr(line, '\n', got)) break;
     }
     char local[16] = "", remote[16] = "";
-    int local_code = -1, remote_code = -1, accept_code = -1, served = -1;
+    int local_code = -1, remote_code = -1, accept_code = -1, served = -1, thread_code = -1, loop_code = -1,
+        trace_code = -1;
     long passes = -1;
-    sscanf(line, "local %15s code %d, remote %15s code %d, passes %ld, accept code %d, served %d",
-           local, &local_code, remote, &remote_code, &passes, &accept_code, &served);
+    sscanf(line, "local %15s code %d, remote %15s code %d, passes %ld, accept code %d, served %d, "
+           "thread %d loop %d trace %d",
+           local, &local_code, remote, &remote_code, &passes, &accept_code, &served, &thread_code, &loop_code,
+           &trace_code);
     fprintf(stderr, "server: %s", line);
     TRACE("another local port: %s, error %d (kRLErrorResources is %d)", local, local_code, kRLErrorResources);
     TRACE("a remote: %s, error %d", remote, remote_code);
+    TRACE("RLThreadCreate: error %d; a new thread's loop: error %d; RLRunLoopTraceStart: error %d",
+          thread_code, loop_code, trace_code);
     TRACE("accepting: error %d", accept_code);
     TRACE("requests served: %d", served);
     CHECK(passes >= 0 && passes < 200);

@@ -208,7 +208,8 @@ void RLRunLoopResetStatistics(RLRunLoopRef rl);
  * and per callout, with the loop's thread as tid and timestamps in µs on
  * the monotonic clock.  Events are buffered in memory and written in 64 KiB
  * chunks.  Returns true if recording started; false (with an error) if the
- * file cannot be created, path is NULL, or the loop is already recording.
+ * file cannot be created (kRLErrorResources when out of descriptors), path
+ * is NULL, or the loop is already recording.
  * Any thread.  Costs nothing while not recording beyond the stall monitor's
  * one atomic load per step. */
 RLBoolean RLRunLoopTraceStart(RLRunLoopRef rl, const char *path);

@@ -65,7 +65,7 @@ public func rlRunLoopTraceStart(_ rl: RLRunLoopRef?, _ path: UnsafePointer<CChar
         case .loopGone:
             reportError("RLRunLoopTraceStart", .loopGone)
         case .cannotCreate(let err):
-            reportError("RLRunLoopTraceStart", .invalidArgument,
+            reportError("RLRunLoopTraceStart", .system(err),
                         "cannot create \(String(cString: path)): \(String(cString: strerror(err)))")
         }
         return 0

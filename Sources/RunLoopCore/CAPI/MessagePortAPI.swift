@@ -26,12 +26,6 @@ private func display(_ name: [UInt8]?) -> String { String(decoding: name ?? [], 
 
 private func systemError(_ error: Int32) -> String { String(cString: strerror(error)) }
 
-/// The error channel's code for a refusal of the system: out of
-/// descriptors or memory is `.resources`, anything else `.invalidArgument`.
-private func systemErrorCode(_ error: Int32) -> ErrorCode {
-    PortWire.isExhaustion(error) ? .resources : .invalidArgument
-}
-
 @c(RLMessagePortCreateLocal)
 public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?,
                                      _ callout: RLMessagePortCallBack?,
@@ -67,7 +61,7 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         reportSquat(function, owner, path)
         return nil
     case .failure(.system(let error)):
-        reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
+        reportError(function, .system(error), "the system refused: \(systemError(error))")
         return nil
     }
 }
@@ -92,7 +86,7 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
         reportSquat(function, owner, path)
         return nil
     case .failure(.system(let error)):
-        reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
+        reportError(function, .system(error), "the system refused: \(systemError(error))")
         return nil
     }
 }
@@ -124,7 +118,7 @@ public func rlMessagePortSetName(_ ms: RLMessagePortRef?, _ newName: UnsafePoint
             reportSquat(function, owner, path)
             return 0
         case .failure(.system(let error)):
-            reportError(function, systemErrorCode(error), "the system refused: \(systemError(error))")
+            reportError(function, .system(error), "the system refused: \(systemError(error))")
             return 0
         }
     }

@@ -33,6 +33,14 @@ package enum ErrorCode: Int32, Sendable {
     }
 }
 
+extension ErrorCode {
+    /// The code for a refusal of the system (an errno): out of descriptors
+    /// or memory is `.resources`, anything else `.invalidArgument`.
+    package static func system(_ error: Int32) -> ErrorCode {
+        error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM ? .resources : .invalidArgument
+    }
+}
+
 /// The error channel: each thread's last error, and the process-wide
 /// handler (by default one line on stderr).
 package final class ErrorChannel: @unchecked Sendable {

@@ -228,12 +228,6 @@ package enum PortWire {
 
     package enum AcceptOutcome { case accepted(Int32), refused, none, exhausted(Int32) }
 
-    /// Whether `error` says the process or the system is out of
-    /// descriptors or kernel memory (a condition that outlasts a retry).
-    package static func isExhaustion(_ error: Int32) -> Bool {
-        error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM
-    }
-
     /// Accepts one pending connection (non-blocking, close-on-exec).  A
     /// peer of another user is closed at once (`.refused`); `.none` when
     /// nothing is pending (or accept failed); `.exhausted` when the
@@ -244,7 +238,8 @@ package enum PortWire {
             if fd < 0 {
                 let error = errno
                 if error == EINTR || error == ECONNABORTED { continue }
-                return isExhaustion(error) ? .exhausted(error) : .none
+                // Out of descriptors or memory: outlasts a retry.
+                return ErrorCode.system(error) == .resources ? .exhausted(error) : .none
             }
             if peerUID(fd) == getuid() { return .accepted(fd) }
             close(fd)
