@@ -60,6 +60,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         /// Connections with frames to deliver and no thread on them, in
         /// the order they became so (round robin between peers).
         var ready: [UInt64] = []
+        /// An error to report once the lock is released (the error
+        /// handler is user code).
+        var report: String?
     }
 
     private static let listenToken: UInt64 = 0
@@ -217,11 +220,14 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// bounds.
     private func serve() {
         var claimed: [UInt64] = []
-        io.withLock { io in
-            guard !io.closed else { return }
+        let report = io.withLock { io -> String? in
+            guard !io.closed else { return nil }
             collectLocked(&io)
             claimLocked(&io, into: &claimed)
+            defer { io.report = nil }
+            return io.report
         }
+        if let report { reportError("RLMessagePort (accepting)", .resources, report) }
         var budget = Self.calloutsPerPass
         var next = 0
         var invalidated = false
@@ -388,7 +394,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// No descriptor for a pending connection: stop watching the listener
     /// (it would stay readable and spin the loop) until a connection of
     /// this port closes or `acceptBackoff` has passed.  Reported once per
-    /// episode.
+    /// episode (by `serve`, after the lock).
     private func backOffLocked(_ io: inout IO, _ error: Int32) {
         if io.listening {
             _ = rl_epoll_del(epollFD, io.listenFD)
@@ -398,9 +404,8 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         io.backoffUntil = rl_monotonic_ns() + Self.acceptBackoff
         _ = rl_timerfd_arm(timerFD, io.backoffUntil)
         if first {
-            reportError("RLMessagePort (accepting)", .resources,
-                        "cannot accept a connection to \"\(nameForDisplay)\": \(String(cString: strerror(error))); "
-                        + "retrying when a connection closes or in \(Self.acceptBackoff / 1_000_000) ms")
+            io.report = "cannot accept a connection to \"\(nameForDisplay)\": \(String(cString: strerror(error))); "
+                + "retrying when a connection closes or in \(Self.acceptBackoff / 1_000_000) ms"
         }
     }
 
