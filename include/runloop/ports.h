@@ -75,7 +75,8 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *     the callout as they came: the callout must validate them.
  *   - A hostile or careless peer of the same user cannot starve the loop
  *     or grow the server without bound: per pass of a loop, a port accepts
- *     at most 16 connections, reads at most 1 MiB per connection, and
+ *     at most 16 connections, reads about 1 MiB per connection and 4 MiB
+ *     in all, and
  *     calls out at most 1024 times, for at most 64 connections taken in
  *     turn (the rest waits for the next pass, after the loop's timers and
  *     other sources).  A connection whose backlog (requests read but not

@@ -352,8 +352,10 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// loop's thread in the accept loop (the listener is level-triggered:
     /// the rest waits for the loop's next pass, after its timers).
     static let acceptsPerPass = 16
-    /// At most this many bytes are read from one connection per pass.
-    static let readPerPass = 1 << 20
+    /// At most this many bytes (about: reads are 64 KiB chunks) are read
+    /// from one connection per pass, and from all of them.
+    static let readPerConnection = 1 << 20
+    static let readPerPass = 4 << 20
 
     /// Takes one batch of events from the private epoll set: new
     /// connections, readable requests, writable replies.  Whatever is left
@@ -361,6 +363,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// Lock held; no user code.
     private func collectLocked(_ io: inout IO) {
         let batch = 64
+        var readBudget = Self.readPerPass
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: batch) { tokens in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch) { events in
                 let n = Int(rl_epoll_wait(epollFD, tokens.baseAddress!, events.baseAddress!, Int32(batch), 0))
@@ -377,7 +380,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                             }
                         }
                     } else {
-                        handleLocked(&io, tokens[i], events[i])
+                        handleLocked(&io, tokens[i], events[i], &readBudget)
                     }
                 }
             }
@@ -432,13 +435,18 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
     }
 
-    private func handleLocked(_ io: inout IO, _ id: UInt64, _ events: UInt32) {
+    /// Writes and reads what a connection is ready for; what is left to
+    /// read (past its share, or `readBudget`) waits for the next pass.
+    private func handleLocked(_ io: inout IO, _ id: UInt64, _ events: UInt32, _ readBudget: inout Int) {
         guard io.connections[id] != nil else { return }
         if events & EPOLLOUT.rawValue != 0 { flushLocked(&io, id) }
-        guard let connection = io.connections[id], connection.fd >= 0,
+        guard readBudget > 0, let connection = io.connections[id], connection.fd >= 0,
               connection.interest & EPOLLIN.rawValue != 0,
               events & (Self.readEvents | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
-        let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader, atMost: Self.readPerPass)
+        var share = min(Self.readPerConnection, readBudget)
+        let before = share
+        let outcome = PortWire.readAvailable(connection.fd, into: &connection.reader, budget: &share)
+        readBudget -= before - share
         var broken = false
         frames: while true {
             switch connection.reader.next() {

@@ -292,16 +292,22 @@ package enum PortWire {
 
     package enum ReadOutcome { case drained, more, endOfStream }
 
-    /// Reads what is available now into `reader`, at most about `limit`
-    /// bytes (`.more`: the limit was reached with bytes possibly left).
-    package static func readAvailable(_ fd: Int32, into reader: inout Reader, atMost limit: Int = .max) -> ReadOutcome {
+    /// Reads everything available now into `reader`.
+    package static func readAvailable(_ fd: Int32, into reader: inout Reader) -> ReadOutcome {
+        var unlimited = Int.max
+        return readAvailable(fd, into: &reader, budget: &unlimited)
+    }
+
+    /// Reads what is available now into `reader`, taking the bytes read
+    /// from `budget` and stopping once it is used up (at most one 64 KiB
+    /// chunk beyond it; `.more`: bytes may be left).
+    package static func readAvailable(_ fd: Int32, into reader: inout Reader, budget: inout Int) -> ReadOutcome {
         withUnsafeTemporaryAllocation(byteCount: 65536, alignment: 8) { chunk in
-            var total = 0
-            while total < limit {
+            while budget > 0 {
                 let n = recv(fd, chunk.baseAddress, chunk.count, 0)
                 if n > 0 {
                     reader.append(UnsafeRawBufferPointer(rebasing: chunk[..<n]))
-                    total += n
+                    budget -= n
                     continue
                 }
                 if n < 0 && errno == EINTR { continue }
