@@ -76,10 +76,9 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *   - A hostile or careless peer of the same user cannot starve the loop
  *     or grow the server without bound: per pass of a loop, a port accepts
  *     at most 16 connections, reads about 1 MiB per connection and 4 MiB
- *     in all, and
- *     calls out at most 1024 times, for at most 64 connections taken in
- *     turn (the rest waits for the next pass, after the loop's timers and
- *     other sources).  A connection whose backlog (requests read but not
+ *     in all, and calls out at most 1024 times, for at most 64 connections
+ *     taken in turn (the rest waits for the next pass, after the loop's
+ *     timers and other sources).  A connection whose backlog (requests read but not
  *     delivered, plus replies not yet written) reaches 1 MiB is not read
  *     until it drains: a peer that does not read its replies stalls itself
  *     (its sends time out), not the server.  A single frame may still be
@@ -90,9 +89,9 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *     ptrace the server): send any request to any port of the user, take a
  *     free name first, hold many connections open (each costs the server
  *     a descriptor, its backlog and the frame being read: up to 64 MiB
- *     while a large frame arrives), send slowly.  Ports
- *     authenticate users, not programs: serve requests from other programs
- *     of the user only if they may ask for what the callout does.
+ *     while a large frame arrives), send slowly.  Ports authenticate
+ *     users, not programs: serve requests from other programs of the user
+ *     only if they may ask for what the callout does.
  *   - Ordering: the requests of one connection (one remote) are delivered
  *     one callout at a time, in the order sent, whichever loops hold the
  *     port's source; requests of different remotes may run concurrently
