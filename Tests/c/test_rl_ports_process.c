@@ -17,7 +17,10 @@
  *     timeout), the remote is invalid, its invalidation callback ran once,
  *     and the next send returns kRLMessagePortIsInvalid;
  *   - the dead process's name is free again: a local port of that name can
- *     now be created here.
+ *     now be created here (its socket file, left by the dead process, is
+ *     replaced), and releasing that port removes the file;
+ *   - a process that returns from main with its port still valid leaves
+ *     no socket file behind (ports.h: files are in /tmp/runloop-<uid>).
  */
 #include "harness.h"
 
@@ -77,6 +80,14 @@ static int torn_client(const char *name)
      * (ReceiveTimeout).  Either way the server sees a torn connection. */
     int32_t rc = RLMessagePortSendRequest(remote, MSG_ECHO, d, 0.05, 0.001, kRLRunLoopDefaultMode, NULL);
     _exit(rc == kRLMessagePortSendTimeout || rc == kRLMessagePortReceiveTimeout ? 0 : 7);
+}
+
+/* A process that creates a port and returns from main without releasing it. */
+static int leave_port(const char *name)
+{
+    RLMessagePortContext ctx = { 0, NULL, NULL, NULL, NULL };
+    RLMessagePortRef port = RLMessagePortCreateLocal(NULL, name, child_callout, &ctx, NULL);
+    return port ? 0 : 8;
 }
 
 /* ---- the parent ------------------------------------------------------- */
@@ -172,7 +183,15 @@ static void scenario(void)
 
     RLMessagePortRef mine = RLMessagePortCreateLocal(NULL, name, unused_callout, &ctx, &shouldFree);
     TRACE("the dead child's name is free: created %s, shouldFreeInfo %s", yes_no(mine != NULL), yes_no(shouldFree));
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/runloop-%d/n.%s", (int)getuid(), name);
+    int existed = access(path, F_OK) == 0;
     RLRelease(mine);
+    TRACE("its socket file existed %s, is removed with it %s", yes_no(existed), yes_no(access(path, F_OK) != 0));
+
+    pid_t leaver = spawn("leave", name, -1);
+    TRACE("a process that returned from main with its port valid: exit status %d, socket file left %s",
+          child_status(leaver), yes_no(access(path, F_OK) == 0));
     TRACE("done");
 }
 
@@ -180,6 +199,7 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "serve") == 0) return serve(argv[2], atoi(argv[3]));
     if (argc == 4 && strcmp(argv[1], "torn") == 0) return torn_client(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "leave") == 0) return leave_port(argv[2]);
     if (strchr(argv[0], '/')) g_self = argv[0];
     run_on_thread(scenario);
     return trace_check("rl_ports_process") | harness_failures;

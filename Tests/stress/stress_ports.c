@@ -78,6 +78,17 @@ static int serve(const char *name, const char *fdtext)
     return 0;
 }
 
+/* A server killed with SIGKILL leaves its socket file: a local port of the
+ * same name replaces it, and removes it when invalidated. */
+static void remove_stale(const char *name)
+{
+    RLMessagePortContext ctx = { 0, NULL, NULL, NULL, NULL };
+    RLMessagePortRef port = RLMessagePortCreateLocal(NULL, name, serve_callout, &ctx, NULL);
+    if (!port) return;
+    RLMessagePortInvalidate(port);
+    RLRelease(port);
+}
+
 static pid_t start_server(const char *name)
 {
     int p[2];
@@ -189,6 +200,7 @@ static int integrity(long total)
     RLRelease(g_shared);
     kill(server, SIGKILL);
     pk_status(server);
+    remove_stale(g_name);
     long ok = atomic_load(&g_ok), bad = atomic_load(&g_bad), errors = atomic_load(&g_errors);
     printf("integrity: %ld requests answered correctly, %ld wrong, %ld errors; server: one-way %u + %u of %ld "
            "each arrived, %ld out of sequence, %ld corrupt\n", ok, bad, errors, seen0, seen1, expected, oneway_bad, corrupt);
@@ -240,6 +252,7 @@ static int kill9(void)
     pk_status(server);
     atomic_store(&g_killed, 2);
     for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    remove_stale(g_name);
     int status = 0;
     for (int i = 0; i < 4; i++) {
         double after = g_fail_time[i] - g_kill_time;

@@ -51,9 +51,10 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  * depend on the environment, so every process of the user finds it).  The
  * file of a port is "n.<name>", bytes other than [A-Za-z0-9._-] written
  * %XX, or, when that would not fit a socket address, "h.<hex SHA-256 of the
- * name>".  A name is freed when its port is invalidated; the file left by a
- * process that died is found stale (nobody listens) and replaced by the
- * next local port of that name.  A name is 1 to 80 bytes, any bytes but
+ * name>".  A name is freed (its file removed) when its port is invalidated
+ * or the process exits (exit() or a return from main); the file left by a
+ * process that was killed is found stale (nobody listens) and replaced by
+ * the next local port of that name.  A name is 1 to 80 bytes, any bytes but
  * NUL, in no particular encoding: names are compared and kept as bytes
  * ("x\xff" and "x\xfe" are two ports; GetName returns the bytes given).
  *

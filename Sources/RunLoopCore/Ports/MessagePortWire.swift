@@ -152,7 +152,9 @@ package enum PortWire {
                 unlink(path)
                 return .failure(.system(listenError))
             }
-            return .success(Listener(fd: fd, path: path, identity: PortDirectory.identity(path)))
+            let identity = PortDirectory.identity(path)
+            PortDirectory.remember(path, identity)
+            return .success(Listener(fd: fd, path: path, identity: identity))
         }
         switch outcome {
         case .success(.success(let listener)):
@@ -194,6 +196,7 @@ package enum PortWire {
             }
         }
         if case .failure = PortDirectory.locked(remove) { remove() }  // no lock (no descriptor): still ours
+        PortDirectory.forget(listener.path)
         close(listener.fd)
     }
 

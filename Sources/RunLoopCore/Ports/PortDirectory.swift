@@ -87,6 +87,42 @@ package enum PortDirectory {
         return .success(body())
     }
 
+    // MARK: socket files to remove at exit
+
+    /// The socket files this process bound and still holds, with the pid
+    /// that bound them (a fork child inherits the list but must not remove
+    /// its parent's files).
+    private struct Bound { let path: String; let identity: (dev_t, ino_t); let pid: pid_t }
+    private static let bound = Guarded<(files: [Bound], registered: Bool)>(([], false))
+
+    /// Remembers a socket file to remove if the process exits with its
+    /// port still valid (exit() or a return from main; a killed process
+    /// leaves it, and the next local port of that name replaces it).
+    static func remember(_ path: String, _ identity: (dev_t, ino_t)?) {
+        guard let identity else { return }
+        let first = bound.withLock { state -> Bool in
+            state.files.append(Bound(path: path, identity: identity, pid: getpid()))
+            defer { state.registered = true }
+            return !state.registered
+        }
+        if first { atexit { PortDirectory.removeAtExit() } }
+    }
+
+    static func forget(_ path: String) {
+        bound.withLock { state in state.files.removeAll { $0.path == path } }
+    }
+
+    private static func removeAtExit() {
+        let files = bound.withLock { state -> [Bound] in
+            defer { state.files = [] }
+            return state.files
+        }
+        let me = getpid()
+        for file in files where file.pid == me {
+            if let now = identity(file.path), now.0 == file.identity.0 && now.1 == file.identity.1 { unlink(file.path) }
+        }
+    }
+
     /// The file's identity, to remove only the socket file we bound.
     static func identity(_ path: String) -> (dev_t, ino_t)? {
         var st = stat()
