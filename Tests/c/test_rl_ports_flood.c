@@ -90,7 +90,7 @@ static void flood_round(const char *label, int as_other)
     int fires = atomic_load(&g_fires) - before;
     TRACE("%s: flooders exited %d %d", label, sa, sb);
     fprintf(stderr, "%s: the 10 ms timer fired %d times in %.2f s of flood\n", label, fires, took);
-    CHECK(fires >= 30);
+    CHECK(fires >= (getenv("RL_UNDER_VALGRIND") ? 5 : 30));
 
     RLMessagePortRef remote = RLMessagePortCreateRemote(NULL, g_name);
     RLDataRef d = RLDataCreate(NULL, (const uint8_t *)"ping", 4), reply = NULL;
