@@ -147,7 +147,10 @@ RLTypeID RLMessagePortGetTypeID(void);
 RLMessagePortRef RLMessagePortCreateLocal(RLAllocatorRef allocator, const char *name, RLMessagePortCallBack callout, RLMessagePortContext *context, RLBoolean *shouldFreeInfo);
 /* Connects to the local port named `name`.  Caller releases.  NULL, with
  * no error report, when no such port exists (that is an answer, not a
- * misuse: a client may retry until a server has checked in). */
+ * misuse: a client may retry until a server has checked in).  While the
+ * port's backlog of connections not yet accepted is full (a burst of
+ * connections, or a server whose loop does not run), waits for room up to
+ * 1 s, then returns NULL with kRLErrorResources. */
 RLMessagePortRef RLMessagePortCreateRemote(RLAllocatorRef allocator, const char *name);
 
 RLBoolean RLMessagePortIsRemote(RLMessagePortRef ms);
@@ -179,8 +182,10 @@ void RLMessagePortSetInvalidationCallBack(RLMessagePortRef ms, RLMessagePortInva
  * NULL (the callout then gets NULL).  Times are in seconds; negative means
  * 0; NaN is an error.
  *   - sendTimeout bounds the wait to write the request (a receiver that
- *     does not read lets the socket buffer fill) and to take the remote's
- *     turn when other threads are sending on it: kRLMessagePortSendTimeout.
+ *     does not read lets the socket buffer fill), to take the remote's
+ *     turn when other threads are sending on it, and to reconnect after a
+ *     dropped connection (the port's backlog may be full):
+ *     kRLMessagePortSendTimeout.
  *     A request cut short is never delivered in part.
  *   - replyMode NULL: one-way; returns once the request is written.
  *     Otherwise waits up to rcvTimeout for the reply and stores it in

@@ -85,6 +85,10 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
     case .failure(.squatted(let owner, let path)):
         reportSquat(function, owner, path)
         return nil
+    case .failure(.busy):
+        reportError(function, .resources, "the port \"\(display(text))\" accepts no connection: its backlog stayed full "
+                    + "for \(PortWire.connectPatience / 1_000_000) ms")
+        return nil
     case .failure(.system(let error)):
         reportError(function, .system(error), "the system refused: \(systemError(error))")
         return nil

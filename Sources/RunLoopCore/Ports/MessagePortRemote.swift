@@ -29,7 +29,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
 
     /// Connects to the local port `name`, with a handle.
     package static func connect(_ name: [UInt8]) -> Result<RemotePort, PortWire.ConnectError> {
-        PortWire.connect(name).flatMap { fd in
+        PortWire.connect(name, until: rl_monotonic_ns() + PortWire.connectPatience).flatMap { fd in
             let port = RemotePort(name: name, fd: fd)
             guard HandleTable.shared.register(port) else { return .failure(.system(ENOMEM)) }
             return .success(port)
@@ -90,7 +90,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
         guard isValid else { return .done(.failed(PortStatus.isInvalid)) }
         var fd = connection.withLock { $0 }
         if fd < 0 {
-            switch reconnect() {
+            switch reconnect(until: sendDeadline) {
             case .success(let fresh): fd = fresh
             case .failure(let failure): return failure.step
             }
@@ -139,8 +139,8 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
         }
     }
 
-    private func reconnect() -> Result<Int32, StepFailure> {
-        switch PortWire.connect(remoteName) {
+    private func reconnect(until deadline: UInt64) -> Result<Int32, StepFailure> {
+        switch PortWire.connect(remoteName, until: deadline) {
         case .success(let fd):
             let installed = connection.withLock { current -> Bool in
                 guard isValid else { return false }
@@ -155,6 +155,8 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
             return .success(fd)
         case .failure(.noSuchPort), .failure(.foreignOwner), .failure(.squatted):
             return .failure(StepFailure(.invalid(PortStatus.isInvalid)))
+        case .failure(.busy):
+            return .failure(StepFailure(.done(.failed(PortStatus.sendTimeout))))  // no room until the send deadline
         case .failure(.system):
             return .failure(StepFailure(.done(.failed(PortStatus.transportError))))
         }

@@ -200,28 +200,65 @@ package enum PortWire {
         close(listener.fd)
     }
 
-    package enum ConnectError: Error { case noSuchPort, foreignOwner, squatted(owner: uid_t, path: String), system(Int32) }
+    package enum ConnectError: Error {
+        case noSuchPort, foreignOwner, squatted(owner: uid_t, path: String)
+        /// The listener's backlog stayed full until the deadline.
+        case busy
+        case system(Int32)
+    }
+
+    /// How long RLMessagePortCreateRemote waits for room in a port's
+    /// backlog (a burst of connections, or a server that is slow to
+    /// accept).
+    package static let connectPatience: UInt64 = 1_000_000_000
 
     /// A connected, non-blocking socket to the port's listener, checked to
-    /// belong to this user.
-    package static func connect(_ name: [UInt8]) -> Result<Int32, ConnectError> {
+    /// belong to this user.  While the listener's backlog is full the
+    /// connect waits, until `deadline` (monotonic ns) at most.
+    package static func connect(_ name: [UInt8], until deadline: UInt64) -> Result<Int32, ConnectError> {
         switch PortDirectory.check(create: false) {
         case .success: break
         case .failure(.missing): return .failure(.noSuchPort)
         case .failure(.squatted(let owner, let path)): return .failure(.squatted(owner: owner, path: path))
         case .failure(.system(let error)): return .failure(.system(error))
         }
-        let fd = newSocket()
+        // Blocking for the connect only: an AF_UNIX connect then waits for
+        // room in the backlog, up to SO_SNDTIMEO (non-blocking, it fails
+        // at once with EAGAIN).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(.system(errno)) }
         var (addr, length, _) = PortDirectory.address(name)
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+        var error: Int32 = 0
+        while true {
+            let now = rl_monotonic_ns()
+            guard now < deadline else {
+                error = EAGAIN
+                break
+            }
+            let remaining = min(deadline - now, 3600 * 1_000_000_000)
+            var patience = timeval(tv_sec: Int(remaining / 1_000_000_000), tv_usec: Int(remaining % 1_000_000_000 / 1000) + 1)
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
+            let connected = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+            }
+            if connected == 0 {
+                error = 0
+                break
+            }
+            error = errno
+            if error != EINTR && error != EAGAIN { break }
         }
-        if connected != 0 {
-            let error = errno
+        if error != 0 {
             close(fd)
-            return .failure(error == ECONNREFUSED || error == ENOENT ? .noSuchPort : .system(error))
+            switch error {
+            case ECONNREFUSED, ENOENT: return .failure(.noSuchPort)
+            case EAGAIN, EINPROGRESS: return .failure(.busy)
+            default: return .failure(.system(error))
+            }
         }
+        var zero = timeval()
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &zero, socklen_t(MemoryLayout<timeval>.size))
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         guard peerUID(fd) == getuid() else {
             close(fd)
             return .failure(.foreignOwner)
