@@ -6,7 +6,7 @@
  * thread, lowers RLIMIT_NOFILE and fills every free descriptor, then:
  *   - creating another local port, or a remote, fails with
  *     kRLErrorResources (not kRLErrorInvalidArgument); so do RLThreadCreate,
- *     the run loop of a new thread and RLRunLoopTraceStart;
+ *     the run loop of a new thread, RLRunLoopTraceStart and RLSocketCreate;
  *   - the parent connects three remotes (they wait in the backlog: the
  *     server cannot accept them); the server's loop runs 0.5 s.  Accepting
  *     backs off instead of spinning on the ever-readable listener: the
@@ -91,6 +91,10 @@ static void server_thread(void)
     RLBoolean tracing = RLRunLoopTraceStart(rl, "/tmp/rl-test-emfile.json");
     int trace_code = tracing ? 0 : pk_last_code;
     if (tracing) RLRunLoopTraceStop(rl);
+    pk_last_code = 0;
+    RLSocketRef sock = RLSocketCreate(NULL, PF_UNIX, SOCK_STREAM, 0, 0, NULL, NULL);
+    int socket_code = sock ? 0 : pk_last_code;
+    if (sock) RLRelease(sock);
 
     if (write(g_ctl, "E", 1) != 1) _exit(10);
     ctl_read();  /* the parent's remotes wait in the backlog */
@@ -107,9 +111,9 @@ static void server_thread(void)
     char line[256];
     int n = snprintf(line, sizeof line,
                      "local %s code %d, remote %s code %d, passes %ld, accept code %d, served %d, "
-                     "thread %d loop %d trace %d\n",
+                     "thread %d loop %d trace %d socket %d\n",
                      other ? "created" : "NULL", local_code, remote ? "created" : "NULL", remote_code,
-                     passes, accept_code, g_served, thread_code, g_thread_loop_code, trace_code);
+                     passes, accept_code, g_served, thread_code, g_thread_loop_code, trace_code, socket_code);
     if (write(g_ctl, line, (size_t)n) != n) _exit(12);
     while (nfill > 0) close(fillers[--nfill]);
     RLRunLoopRemoveObserver(rl, obs, kRLRunLoopDefaultMode);
@@ -163,17 +167,18 @@ static void scenario(void)
     }
     char local[16] = "", remote[16] = "";
     int local_code = -1, remote_code = -1, accept_code = -1, served = -1, thread_code = -1, loop_code = -1,
-        trace_code = -1;
+        trace_code = -1, socket_code = -1;
     long passes = -1;
     sscanf(line, "local %15s code %d, remote %15s code %d, passes %ld, accept code %d, served %d, "
-           "thread %d loop %d trace %d",
+           "thread %d loop %d trace %d socket %d",
            local, &local_code, remote, &remote_code, &passes, &accept_code, &served, &thread_code, &loop_code,
-           &trace_code);
+           &trace_code, &socket_code);
     fprintf(stderr, "server: %s", line);
     TRACE("another local port: %s, error %d (kRLErrorResources is %d)", local, local_code, kRLErrorResources);
     TRACE("a remote: %s, error %d", remote, remote_code);
     TRACE("RLThreadCreate: error %d; a new thread's loop: error %d; RLRunLoopTraceStart: error %d",
           thread_code, loop_code, trace_code);
+    TRACE("RLSocketCreate: error %d", socket_code);
     TRACE("accepting: error %d", accept_code);
     TRACE("requests served: %d", served);
     CHECK(passes >= 0 && passes < 200);

@@ -152,7 +152,8 @@ RLTypeID RLSocketGetTypeID(void);
  * <= 0 means SOCK_STREAM and a protocol <= 0 means TCP (stream) or UDP
  * (datagram); for PF_UNIX a socketType <= 0 means SOCK_STREAM.  The
  * callout may be NULL (nothing is called, as in CF).  NULL, with an error
- * naming errno, when socket(2) fails. */
+ * naming errno, when socket(2) fails (kRLErrorResources when out of
+ * descriptors). */
 RLSocketRef RLSocketCreate(RLAllocatorRef allocator, int32_t protocolFamily, int32_t socketType, int32_t protocol, RLOptionFlags callBackTypes, RLSocketCallBack callout, const RLSocketContext *context);
 /* Wraps an existing socket (caller releases).  As in CF, a descriptor that
  * already has a valid RLSocket gives that socket (one more reference; the

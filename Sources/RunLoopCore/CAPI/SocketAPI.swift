@@ -60,8 +60,9 @@ private func createSocket(_ family: Int32, _ type: Int32, _ proto: Int32, _ type
     }
     let fd = socket(family, type, max(proto, 0))
     guard fd >= 0 else {
-        reportError(function, .invalidArgument,
-                    "socket(\(family), \(type), \(proto)) failed: \(String(cString: strerror(errno)))")
+        let error = errno
+        reportError(function, .system(error),  // out of descriptors: kRLErrorResources
+                    "socket(\(family), \(type), \(proto)) failed: \(String(cString: strerror(error)))")
         return nil
     }
     let made = wrapSocket(fd, types, callout, context, function)
