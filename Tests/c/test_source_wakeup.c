@@ -51,6 +51,17 @@ static void *signaller(void *arg)
     return NULL;
 }
 
+/* A run that ended without going to sleep never released the signaller:
+ * release it now, so the test fails on its trace instead of hanging in
+ * pthread_join.  (The observer ran on this thread: no race.) */
+static void release_signaller(void)
+{
+    if (!g_post_on_wait) return;
+    g_post_on_wait = 0;
+    CHECK(!"the run ended without sleeping");
+    gate_post(&g_sleeping);
+}
+
 static void scenario(void)
 {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -60,16 +71,17 @@ static void scenario(void)
     RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
 
     TRACE("A: signal without WakeUp; a timer wakes the loop 300 ms later");
-    /* measured from the timer's creation: starting the thread may take
-     * longer than the 10 ms margin (under valgrind, it did) */
+    g_post_on_wait = 1;
+    g_wake_too = 0;
+    /* The thread is started before the timer's window opens: starting a
+     * thread under valgrind can take longer than the window. */
+    pthread_t th = start_thread(signaller, (void *)RLRetain(rl));
     RLAbsoluteTime start = now();
     RLRunLoopTimerRef t = new_timer(start + 0.3, 0, timer_cb, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
-    g_post_on_wait = 1;
-    g_wake_too = 0;
-    pthread_t th = start_thread(signaller, (void *)RLRetain(rl));
     TRACE("A: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
     CHECK(now() - start >= 0.3 - 0.01);
+    release_signaller();
     pthread_join(th, NULL);
     RLRelease(rl);
     RLRelease(t);
@@ -79,6 +91,7 @@ static void scenario(void)
     g_wake_too = 1;
     th = start_thread(signaller, (void *)RLRetain(rl));
     TRACE("B: result %s", result_name(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1)));
+    release_signaller();
     pthread_join(th, NULL);
     RLRelease(rl);
 
