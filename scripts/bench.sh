@@ -167,6 +167,11 @@ for i in runloop runloop_glib runloop_uv; do [[ -x "$bin/bench_$i" ]] && embed+=
 run $R "$embed" pingpong $PP
 for n in $TIMERS; do run $R "$embed" timers $n; done
 run $R "$embed" lateness $FIRES
+echo "10. Python: asyncio on a run loop (RunLoopEventLoop) vs asyncio's own loop; attach() vs RunLoop.run"
+if ! RUNLOOP_LIBRARY="$RUNLOOP_BUILD_DIR/librunloop.so.0" PYTHONPATH="$RUNLOOP_ROOT/python" \
+     timeout 300 python3 "$RUNLOOP_ROOT/python/tests/bench_asyncio.py"; then
+  echo "  bench_asyncio.py failed"; errors=$((errors + 1))
+fi
 
 stage "4/4 report"
 python3 "$RUNLOOP_ROOT/Benchmarks/report.py" "$raw" "$out" $([[ $quick == 1 ]] && echo --quick) ||
