@@ -28,7 +28,10 @@
  *   K. the loop's wait set rebuilt to drop a ghost registration: the poll
  *      descriptor follows the new set;
  *   L. an RLFileDescriptor's callbacks enabled from another thread while
- *      the loop is prepared: the descriptor reports its readiness.
+ *      the loop is prepared: the descriptor reports its readiness;
+ *   M. prepared for a mode that does not exist yet (timeout INFINITY): a
+ *      timer added to it afterwards makes the descriptor readable, and the
+ *      next prepare reports the timer.
  * No trace file: the checks are the test.
  */
 #include "harness.h"
@@ -534,6 +537,33 @@ static void *scenario_l(void *arg)
     return NULL;
 }
 
+/* M */
+static int m_fired;
+static void m_timer(RLRunLoopTimerRef t, void *info) { m_fired++; }
+
+static void *scenario_m(void *arg)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopGetPollDescriptor(rl);
+    RLRunLoopMode later = MODE("embed.later");
+    CHECK(isinf(RLRunLoopGetTimeout(rl, later)));  /* parked in a mode with nothing */
+    CHECK(!readable(fd, 0));
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(NULL, now() + 0.05, 0, 0, 0, m_timer, NULL);
+    RLRunLoopAddTimer(rl, t, later);  /* makes the mode */
+    CHECK(readable(fd, 1000));       /* the driver hears of it at once */
+    double start = mono();
+    while (m_fired == 0 && mono() - start < 5) {
+        double timeout = RLRunLoopGetTimeout(rl, later);
+        CHECK(!isinf(timeout));
+        readable(fd, (int)(timeout * 1000) + 1);
+        RLRunLoopRunPending(rl, later);
+    }
+    CHECK(m_fired == 1);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    return NULL;
+}
+
 int main(void)
 {
     alarm(getenv("RL_UNDER_VALGRIND") ? 250 : 60);  /* a hang fails */
@@ -548,6 +578,7 @@ int main(void)
     embed_thread(scenario_j);
     embed_thread(scenario_k);
     embed_thread(scenario_l);
+    embed_thread(scenario_m);
     if (harness_failures) fprintf(stderr, "%d check(s) failed\n", harness_failures);
     return harness_failures;
 }

@@ -479,7 +479,9 @@ int RLRunLoopGetPollDescriptor(RLRunLoopRef rl);
  * otherwise, or INFINITY (isinf) if no timer is scheduled in the mode (only
  * the descriptor will tell).  Round up when converting to milliseconds.  The
  * loop's thread only (kRLErrorWrongThread otherwise; returns 0 on every
- * error).  From a callout it reports without preparing. */
+ * error).  From a callout it reports without preparing.  `mode` may name a
+ * mode with no items yet: the first item added to it makes the descriptor
+ * readable, so the caller prepares again and learns of it. */
 RLTimeInterval RLRunLoopGetTimeout(RLRunLoopRef rl, RLRunLoopMode mode);
 /* Runs the work pending in `mode` without waiting — one pass, exactly
  * RLRunLoopRunInMode(mode, 0, false) on `rl` — and then prepares the loop

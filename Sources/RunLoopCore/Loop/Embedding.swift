@@ -79,6 +79,7 @@ extension Loop {
         let (mode, lost): (Mode?, Int32?) = lock.withLock {
             let mode = existingModeLocked(name)
             parkedMode = mode
+            parkedModeName = name
             if let mode { reconcileDescriptorsLocked(mode) }
             return (mode, poller.checkPollDescriptorLocked())
         }

@@ -55,6 +55,10 @@ package final class Loop: Object, @unchecked Sendable {
     /// timer added to it or moved in it wakes the loop when no run is in
     /// progress, so the poll descriptor reports it.  nil if never.
     var parkedMode: Mode?
+    /// The name the loop was last parked in: a mode of that name made
+    /// after parking (its first item added) becomes `parkedMode` and wakes
+    /// the loop, so the driver parks again and watches it (modeLocked).
+    var parkedModeName: ModeName?
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
     var isDead = false
@@ -159,6 +163,10 @@ package final class Loop: Object, @unchecked Sendable {
         let mode = Mode(name: name)
         modes[name] = mode
         modeOrder.append(name)
+        if parkedMode == nil, parkedModeName == name, runs.isEmpty {
+            parkedMode = mode
+            poller.wakeUp()  // the driver's timeout predates the mode
+        }
         return mode
     }
 

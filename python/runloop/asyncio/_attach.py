@@ -23,16 +23,11 @@ import weakref
 from .. import _callbacks, _capi
 from ..constants import DEFAULT_MODE, RunResult
 from ..errors import ErrorCode, RunLoopError
-from ..items import Source
 from ..loop import RunLoop
 
 _NEEDED = ("RLRunLoopGetPollDescriptor", "RLRunLoopGetTimeout", "RLRunLoopRunPending")
 _attached = {}            # RunLoop handle -> Attachment (one driver per run loop)
 _attached_lock = threading.Lock()
-
-
-def _nothing():
-    pass
 
 
 def available() -> bool:
@@ -54,18 +49,11 @@ class Attachment:
         self._closed = False
         self._watched = None    # (library's number, our dup) asyncio watches
         self._finalizer = None
-        # The mode must exist when the loop is prepared for it: the library
-        # parks the loop in an existing mode only, and a timer added later
-        # to a mode made after parking would not make the descriptor
-        # readable.  A source never signalled keeps it (removed at close).
-        self._anchor = Source(_nothing)
-        run_loop.add_source(self._anchor, mode)
         try:
             self._watch(_capi.RLRunLoopGetPollDescriptor(run_loop._handle))
             self._prepare()
         except BaseException:
             self._unwatch()
-            self._anchor.invalidate()
             raise
 
     # ---- public ---------------------------------------------------------------------------
@@ -92,7 +80,6 @@ class Attachment:
             self._timer.cancel()
             self._timer = None
         self._unwatch()
-        self._anchor.invalidate()
 
     def __enter__(self):
         return self
