@@ -402,12 +402,27 @@ package final class Poller: @unchecked Sendable {
     /// Arms the timerfd for `deadline` (monotonic ns; `Clock.never`:
     /// disarmed) if the target moved.  Loop thread only.
     package func arm(_ deadline: UInt64) {
-        let target = deadline == Clock.never ? 0 : max(deadline, 1)
+        let target = Self.target(deadline)
         if target != armed {
             _ = rl_timerfd_arm(timerFD, target)
             armed = target
         }
     }
+
+    /// `arm`, but a timerfd already armed for an earlier moment is left
+    /// as it is: if it fires first, `wait` arms it for `deadline` then and
+    /// sleeps on.  A loop run by repeated RLRunLoopRunInMode calls, each
+    /// with a run limit a little later than the last, makes one
+    /// timerfd_settime per limit reached, not one per run.
+    private func armNoLaterThan(_ deadline: UInt64) {
+        let target = Self.target(deadline)
+        if armed != 0 && (target == 0 || armed < target) { return }
+        arm(deadline)
+    }
+
+    /// The timerfd's setting for `deadline`: 0 disarms ("never").
+    @inline(__always)
+    private static func target(_ deadline: UInt64) -> UInt64 { deadline == Clock.never ? 0 : max(deadline, 1) }
 
     /// The loop is waited for from outside: wake-ups write the eventfd
     /// from here on, as when it sleeps.  The loop's fence of the wake-up
@@ -501,8 +516,7 @@ package final class Poller: @unchecked Sendable {
     /// Otherwise a pending wake-up is consumed, and wake-ups are ignored
     /// from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
-        // 0 = disarmed ("never"); re-arm only when the target moves.
-        arm(deadline)
+        armNoLaterThan(deadline)
         var timeout: Int32 = -1
         var began: UInt64 = 0
         if poll {
@@ -513,6 +527,17 @@ package final class Poller: @unchecked Sendable {
             if !spin.sleep(state, until: deadline, began: began) { timeout = 0 }  // a wake-up is pending
         }
         var n = rl_epoll_wait_into(epollFD, buffer, Int32(capacity), timeout)
+        // The timerfd left armed for an earlier deadline (armNoLaterThan)
+        // fired alone: nothing for the pass, so it is armed for this wait's
+        // deadline and the wait goes on, still asleep (a wake-up meanwhile
+        // writes the eventfd, as before).
+        while timeout != 0, n == 1, rl_epoll_event_token(buffer, 0) == Self.timerToken,
+              armed != 0, armed < Self.target(deadline) {
+            rl_drain_counter(timerFD)
+            armed = 0
+            arm(deadline)
+            n = rl_epoll_wait_into(epollFD, buffer, Int32(capacity), timeout)
+        }
         // A poll leaves the state alone: a wake-up pending stays pending,
         // to be consumed by the next wait that could sleep (one spare
         // pass at most).  So a loop kept busy by a flood of signals, which
