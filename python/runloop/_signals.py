@@ -105,10 +105,20 @@ def check_signals(info):
     _callbacks._call(_run_handlers)
 
 
+def _from_us(args):
+    """Whether an unraisable exception came from one of this package's
+    trampolines or finalizers: the object Python names (up to 3.12 a
+    ctypes callback's function), or else the frame the exception started
+    in (3.13 names a ctypes callback only in the message)."""
+    if getattr(args.object, "__module__", None) in _OUR_MODULES:
+        return True
+    tb = args.exc_traceback
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") in _OUR_MODULES
+
+
 def _hook(args):
-    function = args.object
     if (args.exc_value is not None and threading.current_thread() is threading.main_thread()
-            and getattr(function, "__module__", None) in _OUR_MODULES):
+            and _from_us(args)):
         _callbacks._report(args.exc_value)
     elif _saved_hook is not None:
         _saved_hook(args)
