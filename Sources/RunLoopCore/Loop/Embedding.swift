@@ -78,7 +78,6 @@ extension Loop {
     private func park(_ name: ModeName) -> Parked {
         let (mode, lost): (Mode?, Int32?) = lock.withLock {
             let mode = existingModeLocked(name)
-            parkedMode = mode
             parkedModeName = name
             if let mode { reconcileDescriptorsLocked(mode) }
             return (mode, poller.checkPollDescriptorLocked())

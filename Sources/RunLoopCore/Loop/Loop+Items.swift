@@ -314,7 +314,7 @@ extension Loop {
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.
         // Or waited for in it from outside: the poll descriptor must report it.
-        if (runs.last?.mode === mode && rl_gettid() != ownerTID) || (runs.isEmpty && parkedMode === mode) {
+        if (runs.last?.mode === mode && rl_gettid() != ownerTID) || (runs.isEmpty && parkedModeName == mode.name) {
             deferred.call { [poller] in poller.wakeUp() }
         }
         timer.retainRef()

@@ -50,15 +50,15 @@ package final class Loop: Object, @unchecked Sendable {
     /// The runs in progress, innermost last (pushed and popped by the
     /// loop's thread, read by any thread under the lock).
     var runs: [RunFrame] = []
-    /// The mode the loop is waited for in from outside (the last
-    /// RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift): a
-    /// timer added to it or moved in it wakes the loop when no run is in
-    /// progress, so the poll descriptor reports it.  nil if never.
-    var parkedMode: Mode?
-    /// The name the loop was last parked in: a mode of that name made
-    /// after parking (its first item added) becomes `parkedMode` and wakes
-    /// the loop, so the driver parks again and watches it (modeLocked).
+    /// The name of the mode the loop is waited for in from outside (the
+    /// last RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift):
+    /// a timer added to it or moved in it wakes the loop when no run is in
+    /// progress, so the poll descriptor reports it; so does making the
+    /// mode, if it did not exist when the loop was parked (modeLocked).
+    /// nil if never.
     var parkedModeName: ModeName?
+    /// The mode named `parkedModeName`, if it exists.  Lock held.
+    var parkedMode: Mode? { parkedModeName.flatMap { modes[$0] } }
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
     var isDead = false
@@ -163,8 +163,7 @@ package final class Loop: Object, @unchecked Sendable {
         let mode = Mode(name: name)
         modes[name] = mode
         modeOrder.append(name)
-        if parkedMode == nil, parkedModeName == name, runs.isEmpty {
-            parkedMode = mode
+        if parkedModeName == name, runs.isEmpty {
             poller.wakeUp()  // the driver's timeout predates the mode
         }
         return mode
