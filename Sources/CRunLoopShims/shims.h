@@ -49,12 +49,10 @@ static inline int rl_epoll_replace(int old, int fresh) {
 
 static inline int rl_errno(void) { return errno; }
 
-/* Waits for up to `max` (at most 256) events; fills tokens[] and events[]
- * with their data words and event masks.  timeout_ms: -1 forever, 0 poll.
- * Returns the count, or -1 (errno). */
 /* epoll_wait into `buffer`, room for `max` struct epoll_event
  * (rl_epoll_event_size bytes each); entry i is read with
- * rl_epoll_event_token and rl_epoll_event_mask. */
+ * rl_epoll_event_token and rl_epoll_event_mask.  timeout_ms: -1 forever,
+ * 0 poll.  Returns the count, or -1 (errno). */
 static inline size_t rl_epoll_event_size(void) { return sizeof(struct epoll_event); }
 static inline int rl_epoll_wait_into(int epfd, void *buffer, int max, int timeout_ms) {
     return epoll_wait(epfd, (struct epoll_event *)buffer, max, timeout_ms);
@@ -66,7 +64,8 @@ static inline uint32_t rl_epoll_event_mask(const void *buffer, int i) {
     return ((const struct epoll_event *)buffer)[i].events;
 }
 
-/* epoll_wait split into tokens and event masks: at most 256 events. */
+/* Waits for up to `max` (at most 256) events; fills tokens[] and events[]
+ * with their data words and event masks.  Returns as rl_epoll_wait_into. */
 static inline int rl_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event evs[256];
     int n = rl_epoll_wait_into(epfd, evs, max > 256 ? 256 : max, timeout_ms);
