@@ -56,11 +56,12 @@ package final class Poller: @unchecked Sendable {
     /// 32 bits and their registration's serial in the high 32 (see
     /// `Registration`).
     private static let fdTokenBase: UInt64 = 16
-    private static let batch = 256
-    /// epoll_wait's buffers start this small (most loops watch a handful
-    /// of descriptors) and grow the first time one fills (growBuffers).
+    /// epoll_wait's buffer starts this small (most loops watch a handful
+    /// of descriptors) and grows the first time it fills (growBuffers), to
+    /// at least `batch` and at most `batch × maxBatches` (4,096) entries.
     private static let initialBatch = 16
-    /// At most this many batches (4,096 descriptors) per pass.
+    private static let batch = 256
+    /// At most this many epoll_wait calls collect one wait's descriptors.
     private static let maxBatches = 16
 
     private let epollFD: Int32
