@@ -21,6 +21,8 @@
 #include "rl_glib.h"
 
 #include <glib-unix.h>
+#include "harness.h"
+
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -29,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 
 static RLErrorCode last_code;
 static void record(RLErrorCode code, const char *fn, const char *msg, void *info) { last_code = code; }
@@ -368,6 +368,6 @@ int main(void)
     scenario_b(0);
     scenario_b(1);
     on_thread(scenario_c);
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures;
+    if (harness_failures) fprintf(stderr, "%d check(s) failed\n", harness_failures);
+    return harness_failures;
 }

@@ -15,6 +15,8 @@
 #define _GNU_SOURCE 1
 #include "rl_uv.h"
 
+#include "harness.h"
+
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -23,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 
 static RLErrorCode last_code;
 static void record(RLErrorCode code, const char *fn, const char *msg, void *info) { last_code = code; }
@@ -222,6 +222,6 @@ int main(void)
     scenario_bc(0);
     scenario_bc(1);
     on_thread(scenario_d);
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures;
+    if (harness_failures) fprintf(stderr, "%d check(s) failed\n", harness_failures);
+    return harness_failures;
 }
