@@ -74,19 +74,9 @@ private func createSocket(_ family: Int32, _ type: Int32, _ proto: Int32, _ type
 public func rlSocketCreateWithSocketSignature(_ allocator: RLAllocatorRef?, _ signature: UnsafePointer<RLSocketSignature>?,
                                               _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
                                               _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
-    guard let signature else {
-        reportError("RLSocketCreateWithSocketSignature", .invalidArgument, "NULL signature")
-        return nil
+    createSocket(signature, callBackTypes, callout, context, "RLSocketCreateWithSocketSignature") { s, address in
+        rlSocketSetAddress(s, address)
     }
-    let sig = signature.pointee
-    guard let s = createSocket(sig.protocolFamily, sig.socketType, sig.protocol, callBackTypes, callout, context,
-                               "RLSocketCreateWithSocketSignature") else { return nil }
-    if rlSocketSetAddress(s, sig.address) != kRLSocketSuccess {
-        rlSocketInvalidate(s)
-        rlRelease(UnsafeRawPointer(s))
-        return nil
-    }
-    return s
 }
 
 @c(RLSocketCreateConnectedToSocketSignature)
@@ -95,14 +85,26 @@ public func rlSocketCreateConnectedToSocketSignature(_ allocator: RLAllocatorRef
                                                      _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
                                                      _ context: UnsafePointer<RLSocketContext>?,
                                                      _ timeout: RLTimeInterval) -> RLSocketRef? {
+    createSocket(signature, callBackTypes, callout, context, "RLSocketCreateConnectedToSocketSignature") { s, address in
+        rlSocketConnectToAddress(s, address, timeout)
+    }
+}
+
+/// A new socket of the signature's family, type and protocol, then `setUp`
+/// with the signature's address (bind or connect); on its failure the
+/// socket is invalidated and released, and nil returned.
+private func createSocket(_ signature: UnsafePointer<RLSocketSignature>?, _ callBackTypes: RLOptionFlags,
+                          _ callout: RLSocketCallBack?, _ context: UnsafePointer<RLSocketContext>?,
+                          _ function: StaticString,
+                          setUp: (RLSocketRef, RLDataRef?) -> RLSocketError) -> RLSocketRef? {
     guard let signature else {
-        reportError("RLSocketCreateConnectedToSocketSignature", .invalidArgument, "NULL signature")
+        reportError(function, .invalidArgument, "NULL signature")
         return nil
     }
     let sig = signature.pointee
     guard let s = createSocket(sig.protocolFamily, sig.socketType, sig.protocol, callBackTypes, callout, context,
-                               "RLSocketCreateConnectedToSocketSignature") else { return nil }
-    if rlSocketConnectToAddress(s, sig.address, timeout) != kRLSocketSuccess {
+                               function) else { return nil }
+    if setUp(s, sig.address) != kRLSocketSuccess {
         rlSocketInvalidate(s)
         rlRelease(UnsafeRawPointer(s))
         return nil
