@@ -18,15 +18,8 @@ extension Loop {
         if let done = watchedFor, done == key { return }
         watchedFor = key
         if watched.isEmpty && mode.descriptorSources.isEmpty { return }
-        let wanted = mode.wantedDescriptors()
-        for fd in watched.keys where wanted[fd] == nil { poller.unwatch(fd) }
-        for (fd, watch) in wanted where watched[fd] != watch {
-            poller.watch(fd, events: watch.events)
-        }
-        watched = wanted
-        // A descriptor epoll cannot watch is ready at once: a sleeping
-        // loop would not hear of it (see Poller.alwaysReady).
-        if poller.hasAlwaysReady.load(ordering: .relaxed) && rl_gettid() != ownerTID { poller.wakeUp() }
+        for fd in Set(watched.keys).union(mode.descriptorSources.keys) { rewatchLocked(fd, in: mode) }
+        wakeForAlwaysReadyLocked()
     }
 
     /// A version-1 source on `fd` entered or left `mode`: the wait set
@@ -42,7 +35,7 @@ extension Loop {
         let upToDate = watchedFor.map { $0.mode == id && $0.epoch == descriptorEpoch } ?? false
         descriptorEpoch &+= 1
         if upToDate && !isDead {
-            rewatchLocked(fd, in: mode)
+            if rewatchLocked(fd, in: mode) { wakeForAlwaysReadyLocked() }
             watchedFor = (mode: id, epoch: descriptorEpoch)
         } else if runs.last?.mode === mode || watchedFor?.mode == id {
             reconcileDescriptorsLocked(mode)
@@ -50,12 +43,21 @@ extension Loop {
     }
 
     /// Brings one descriptor of the wait set in line with `mode`'s sources
-    /// (what reconcileDescriptorsLocked does for each).  Lock held.
-    private func rewatchLocked(_ fd: Int32, in mode: Mode) {
+    /// (the step reconcileDescriptorsLocked takes for each); whether it
+    /// changed anything.  Lock held.
+    @discardableResult
+    private func rewatchLocked(_ fd: Int32, in mode: Mode) -> Bool {
         let wanted = mode.watch(for: fd)
-        guard wanted != watched[fd] else { return }
+        guard wanted != watched[fd] else { return false }
         watched[fd] = wanted
         if let wanted { poller.watch(fd, events: wanted.events) } else { poller.unwatch(fd) }
+        return true
+    }
+
+    /// A descriptor epoll cannot watch is ready at once: a loop sleeping
+    /// on another thread would not hear of it (see Poller.alwaysReady).
+    /// Lock held.
+    private func wakeForAlwaysReadyLocked() {
         if poller.hasAlwaysReady.load(ordering: .relaxed) && rl_gettid() != ownerTID { poller.wakeUp() }
     }
 

@@ -49,16 +49,6 @@ package final class Mode {
         var sources: [UInt64]
     }
 
-    /// The watches wanted for the descriptors of the mode's valid
-    /// version-1 sources.
-    package func wantedDescriptors() -> [Int32: Watch] {
-        var wanted: [Int32: Watch] = [:]
-        for fd in descriptorSources.keys {
-            if let watch = watch(for: fd) { wanted[fd] = watch }
-        }
-        return wanted
-    }
-
     /// The watch wanted for one descriptor: nil if none of the mode's
     /// valid version-1 sources on it wants an event.
     package func watch(for fd: Int32) -> Watch? {
