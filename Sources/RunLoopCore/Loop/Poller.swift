@@ -416,9 +416,14 @@ package final class Poller: @unchecked Sendable {
     /// with a run limit a little later than the last, makes one
     /// timerfd_settime per limit reached, not one per run.
     private func armNoLaterThan(_ deadline: UInt64) {
+        if !armedEarlierThan(deadline) { arm(deadline) }
+    }
+
+    /// Whether the timerfd is armed for a moment before `deadline`
+    /// (`Clock.never`: any moment).
+    private func armedEarlierThan(_ deadline: UInt64) -> Bool {
         let target = Self.target(deadline)
-        if armed != 0 && (target == 0 || armed < target) { return }
-        arm(deadline)
+        return armed != 0 && (target == 0 || armed < target)
     }
 
     /// The timerfd's setting for `deadline`: 0 disarms ("never").
@@ -533,7 +538,7 @@ package final class Poller: @unchecked Sendable {
         // deadline and the wait goes on, still asleep (a wake-up meanwhile
         // writes the eventfd, as before).
         while timeout != 0, n == 1, rl_epoll_event_token(buffer, 0) == Self.timerToken,
-              armed != 0, armed < Self.target(deadline) {
+              armedEarlierThan(deadline) {
             rl_drain_counter(timerFD)
             armed = 0
             arm(deadline)
