@@ -61,14 +61,16 @@ package final class Insight: @unchecked Sendable {
     package let markerMode = Atomic<UInt>(0)
 
     // Loop thread only.
-    private var phase: Phase = .idle
+    // Declared @exclusivity(unchecked): the guard named here makes their
+    // accesses exclusive (docs/design.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var phase: Phase = .idle
     /// When the step began (for traces), and when its stall count began
     /// (the same, except after a nested run: see runEnds).
-    private var phaseStart: UInt64 = 0
-    private var stallStart: UInt64 = 0
-    private var step: UInt64 = 0
-    private var mode: ModeName? = nil
-    private var lastWake: WakeCause? = nil
+    @exclusivity(unchecked) private var phaseStart: UInt64 = 0
+    @exclusivity(unchecked) private var stallStart: UInt64 = 0
+    @exclusivity(unchecked) private var step: UInt64 = 0
+    @exclusivity(unchecked) private var mode: ModeName? = nil
+    @exclusivity(unchecked) private var lastWake: WakeCause? = nil
 
     package init() {}
 
@@ -148,7 +150,7 @@ package final class Insight: @unchecked Sendable {
         step &+= 1
         if f & Self.stallBit != 0 { publish(saved.kind, item: saved.item) }
     }
-    private var runStart: [UInt64] = []
+    @exclusivity(unchecked) private var runStart: [UInt64] = []
 
     // MARK: callouts
 
@@ -157,8 +159,8 @@ package final class Insight: @unchecked Sendable {
     @inline(__always)
     package var timesEachCallout: Bool { flags.load(ordering: .relaxed) != 0 }
 
-    private var calloutKind: CalloutKind = .none
-    private var calloutItem: UInt = 0
+    @exclusivity(unchecked) private var calloutKind: CalloutKind = .none
+    @exclusivity(unchecked) private var calloutItem: UInt = 0
 
     /// A callout starts.  Returns its start time for `calloutEnded`:
     /// `mark` (see the type's comment), or a fresh reading when the stall

@@ -15,10 +15,10 @@ package final class Observer: Object, @unchecked Sendable {
     private let gate = CalloutGate()
     /// The loop it is scheduled on and in how many of its modes; guarded
     /// by its own lock, taken inside the loop's.
-    private var ownership = LoopTie()
+    @exclusivity(unchecked) private var ownership = LoopTie()
     /// True while its callout runs; touched only on the owning loop's
     /// thread.  A nested run does not call a firing observer again.
-    var firing = false
+    @exclusivity(unchecked) var firing = false
 
     package init(activities: UInt, repeats: Bool, order: Int, callout: @escaping (Observer, UInt) -> Void,
          releaseInfo: (() -> Void)?, cContext: RLRunLoopObserverContext?) {

@@ -189,7 +189,7 @@ package final class Source: Object, @unchecked Sendable {
 
     /// The loops holding it (see SourceLoops).  A loop's lock may be held
     /// while taking this one, never the reverse.
-    private var loops = SourceLoops()
+    @exclusivity(unchecked) private var loops = SourceLoops()
     private let actions: SourceActions
 
     /// Reads or edits the memberships under the source's stripe.

@@ -52,14 +52,16 @@ package final class ErrorChannel: @unchecked Sendable {
         var message = ""
     }
 
-    private var key = pthread_key_t()
+    private let key: pthread_key_t
     private let handler = Guarded<(callback: RLErrorHandler?, info: UnsafeMutableRawPointer?)>((nil, nil))
 
     private init() {
         Fork.install()
+        var key = pthread_key_t()
         pthread_key_create(&key) { raw in
             if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
         }
+        self.key = key
     }
 
     private func last(creating: Bool) -> LastError? {

@@ -4,10 +4,12 @@ import Synchronization
 /// A run of the loop in progress (the innermost is the last).
 package final class RunFrame {
     package let mode: Mode
-    var stopped = false
+    // The loop's thread only; declared @exclusivity(unchecked) (docs/design.md,
+    // "Exclusivity checks").
+    @exclusivity(unchecked) var stopped = false
     /// When the run's passes began to perform signalled sources back to
     /// back (0: the last pass performed none).  See `Loop.giveWay`.
-    var busySince: UInt64 = 0
+    @exclusivity(unchecked) var busySince: UInt64 = 0
     package init(mode: Mode) { self.mode = mode }
 }
 
@@ -29,64 +31,68 @@ package final class Loop: Object, @unchecked Sendable {
     package let forkGeneration = Fork.generation
 
     // MARK: guarded by `lock`
+    // Declared @exclusivity(unchecked): the guard named here makes their
+    // accesses exclusive (docs/design.md, "Exclusivity checks").
 
-    var modes: [ModeName: Mode] = [:]
-    var modeOrder: [ModeName] = []
-    var commonModes: [ModeName] = [.default]
-    var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
-    var commonItemOrder: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var modes: [ModeName: Mode] = [:]
+    @exclusivity(unchecked) var modeOrder: [ModeName] = []
+    @exclusivity(unchecked) var commonModes: [ModeName] = [.default]
+    @exclusivity(unchecked) var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
+    @exclusivity(unchecked) var commonItemOrder: [ObjectIdentifier] = []
     /// The loop's sources that compare by context (see
     /// Source.ContextIdentity), by hash value.
-    var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
+    @exclusivity(unchecked) var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
     /// Bumped whenever what `canonical` reads changes: an add or remove
     /// checks, under the lock, that the equal source it resolved outside
     /// the lock is still the one (see `canonical`, Loop+Items.swift).
-    var equalityEpoch: UInt64 = 0
+    @exclusivity(unchecked) var equalityEpoch: UInt64 = 0
     /// Signalled version-0 sources and queued blocks (QueuedWork.swift).
-    var work: QueuedWork
+    @exclusivity(unchecked) var work: QueuedWork
     /// Set when the loop is finalized: no ring is opened after that, since
     /// the slot is about to go to another object.
-    var finalized = false
+    @exclusivity(unchecked) var finalized = false
     /// The runs in progress, innermost last (pushed and popped by the
     /// loop's thread, read by any thread under the lock).
-    var runs: [RunFrame] = []
+    @exclusivity(unchecked) var runs: [RunFrame] = []
     /// The name of the mode the loop is waited for in from outside (the
     /// last RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift):
     /// a timer added to it or moved in it wakes the loop when no run is in
     /// progress, so the poll descriptor reports it; so does making the
     /// mode, if it did not exist when the loop was parked (modeLocked).
     /// nil if never.
-    var parkedModeName: ModeName?
+    @exclusivity(unchecked) var parkedModeName: ModeName?
     /// The mode named `parkedModeName`, if it exists.  Lock held.
     var parkedMode: Mode? { parkedModeName.flatMap { modes[$0] } }
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
-    var isDead = false
+    @exclusivity(unchecked) var isDead = false
     /// Called once when the loop is torn down (see onTearDown).
-    var tearDownHandlers: [Int: () -> Void] = [:]
+    @exclusivity(unchecked) var tearDownHandlers: [Int: () -> Void] = [:]
     /// The descriptors in the poller's wait set and their events: those of
     /// the version-1 sources of the mode being run (Loop+Descriptors.swift).
-    var watched: [Int32: Mode.Watch] = [:]
+    @exclusivity(unchecked) var watched: [Int32: Mode.Watch] = [:]
     /// Bumped whenever a version-1 source enters or leaves a mode of the
     /// loop or changes its interest.
-    var descriptorEpoch: UInt64 = 0
+    @exclusivity(unchecked) var descriptorEpoch: UInt64 = 0
     /// The mode and epoch `watched` was last reconciled for: a run that
     /// starts in the same mode with nothing changed since (the usual
     /// `while (...) RLRunLoopRunInMode(...)` loop) skips rebuilding it.
-    var watchedFor: (mode: ObjectIdentifier, epoch: UInt64)?
+    @exclusivity(unchecked) var watchedFor: (mode: ObjectIdentifier, epoch: UInt64)?
     /// The last number `nextSequence` gave (observer insertion order,
     /// teardown-handler ids).
-    var sequence: UInt64 = 0
+    @exclusivity(unchecked) var sequence: UInt64 = 0
 
     // MARK: the loop's thread only
+    // Declared @exclusivity(unchecked): the guard named here makes their
+    // accesses exclusive (docs/design.md, "Exclusivity checks").
 
     /// An emptied array with capacity, swapped with `blocks` so a pass runs
     /// queued work without allocating.
-    var spareBlocks: [QueuedBlock] = []
+    @exclusivity(unchecked) var spareBlocks: [QueuedBlock] = []
     /// The same for the timers fired by a pass.
-    var spareDueTimers: [DueTimer] = []
+    @exclusivity(unchecked) var spareDueTimers: [DueTimer] = []
     /// The same for the sources a pass performs.
-    var spareSources: [Source] = []
+    @exclusivity(unchecked) var spareSources: [Source] = []
 
     // MARK: any thread, atomic
 

@@ -2,16 +2,18 @@ import CRunLoopShims
 import Synchronization
 
 /// One mode of one loop: the sources, observers and timers that fire when
-/// the loop runs in it.  Guarded by the owning loop's lock.
+/// the loop runs in it.  Guarded by the owning loop's lock, which makes
+/// the accesses to its state exclusive: declared @exclusivity(unchecked)
+/// (docs/design.md, "Exclusivity checks").
 package final class Mode {
     package let name: ModeName
-    var sources: [ObjectIdentifier: Source] = [:]
+    @exclusivity(unchecked) var sources: [ObjectIdentifier: Source] = [:]
     /// The version-1 sources among `sources`, by descriptor.
-    var descriptorSources: [Int32: [Source]] = [:]
+    @exclusivity(unchecked) var descriptorSources: [Int32: [Source]] = [:]
     /// Sorted by (order, time of addition).
-    var observers: [(observer: Observer, added: UInt64)] = []
+    @exclusivity(unchecked) var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
-    var observerMask: UInt = 0 {
+    @exclusivity(unchecked) var observerMask: UInt = 0 {
         didSet { observerHint.store(observerMask, ordering: .releasing) }
     }
     /// Copies of `observerMask` and `timers.count` readable without the
@@ -19,7 +21,7 @@ package final class Mode {
     package let observerHint = Atomic<UInt>(0)
     package let timerHint = Atomic<Int>(0)
     /// Its timers and their heap (ModeTimers.swift).
-    var timers = ModeTimers()
+    @exclusivity(unchecked) var timers = ModeTimers()
 
     package init(name: ModeName) { self.name = name }
 

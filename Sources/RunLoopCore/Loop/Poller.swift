@@ -80,17 +80,17 @@ package final class Poller: @unchecked Sendable {
     private let spin = SpinBeforeSleep()
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
-    private var armed: UInt64 = 0
+    @exclusivity(unchecked) private var armed: UInt64 = 0
     /// epoll_wait's output buffer (struct epoll_event entries, read through
     /// rl_epoll_event_token/mask) and its capacity.  Loop thread only.
-    private var capacity = Poller.initialBatch
-    private var buffer = Poller.allocateEvents(Poller.initialBatch)
+    @exclusivity(unchecked) private var capacity = Poller.initialBatch
+    @exclusivity(unchecked) private var buffer = Poller.allocateEvents(Poller.initialBatch)
     /// One bit per descriptor number: those reported by this call, once a
     /// batch has filled (see `wait`); all clear between calls.
-    private var seen: [UInt64] = []
+    @exclusivity(unchecked) private var seen: [UInt64] = []
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
-    private(set) var wokeBy: WakeCause? = nil
+    @exclusivity(unchecked) private(set) var wokeBy: WakeCause? = nil
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
@@ -203,7 +203,8 @@ package final class Poller: @unchecked Sendable {
     // always ready, as poll(2) reports them: they are kept in `alwaysReady`
     // and the loop treats them as ready on every pass (Loop.readyDescriptors).
     //
-    // All of this state is guarded by the loop's lock: `watch`, `unwatch`,
+    // All of this state is guarded by the loop's lock (so declared
+    // @exclusivity(unchecked), as the loop-thread-only state above): `watch`, `unwatch`,
     // `isGhost`, `takeProblems` and `rebuildWaitSet` are called with it held.
 
     /// A descriptor in the wait set: its events, and the token epoll
@@ -212,12 +213,12 @@ package final class Poller: @unchecked Sendable {
         var events: UInt32
         var token: UInt64
     }
-    private var registrations: [Int32: Registration] = [:]
+    @exclusivity(unchecked) private var registrations: [Int32: Registration] = [:]
     /// Tokens of registrations epoll_ctl could no longer reach by number.
-    private var lostTokens: Set<UInt64> = []
-    private var serial: UInt32 = 0
+    @exclusivity(unchecked) private var lostTokens: Set<UInt64> = []
+    @exclusivity(unchecked) private var serial: UInt32 = 0
     /// Descriptors epoll cannot watch (EPERM), with the events wanted.
-    private(set) var alwaysReady: [Int32: UInt32] = [:] {
+    @exclusivity(unchecked) private(set) var alwaysReady: [Int32: UInt32] = [:] {
         didSet { hasAlwaysReady.store(!alwaysReady.isEmpty, ordering: .releasing) }
     }
     /// Whether `alwaysReady` is non-empty, read by each pass without the
@@ -227,12 +228,12 @@ package final class Poller: @unchecked Sendable {
     package let hasAlwaysReady = Atomic<Bool>(false)
     /// Misuse and failures met by the calls above, to be reported with no
     /// lock held (Loop.reportDescriptorProblems).
-    private var problems: [String] = [] {
+    @exclusivity(unchecked) private var problems: [String] = [] {
         didSet { hasProblems.store(!problems.isEmpty, ordering: .releasing) }
     }
     package let hasProblems = Atomic<Bool>(false)
     /// How many times the wait set was rebuilt to remove a ghost.
-    private(set) var rebuilds = 0
+    @exclusivity(unchecked) private(set) var rebuilds = 0
 
     package func takeProblems() -> [String] {
         defer { problems = [] }

@@ -12,14 +12,16 @@ import Synchronization
 package final class Registry: @unchecked Sendable {
     package static let shared = Registry()
 
-    private var key = pthread_key_t()
+    private let key: pthread_key_t
     /// The main thread's loop; the registry's reference keeps it for the
     /// life of the process.
     private let main = Guarded<Loop?>(nil)
 
     private init() {
         Fork.install()
+        var key = pthread_key_t()
         pthread_key_create(&key, registryThreadExited)
+        self.key = key
     }
 
     /// The calling thread's loop, created on first use.  nil only if the

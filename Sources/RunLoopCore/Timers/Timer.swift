@@ -130,9 +130,11 @@ package final class Timer: Object, @unchecked Sendable {
     /// choosing when to wake).
     private let window = Atomic<UInt64>(0)
     /// Guarded by the timer's stripe (see Stripes): only in `withSchedule`.
-    private var schedule: TimerSchedule
+    /// This and `placements` are @exclusivity(unchecked): their locks make
+    /// the accesses exclusive (docs/design.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var schedule: TimerSchedule
     /// Guarded by the owning loop's lock (see TimerPlacements).
-    var placements = TimerPlacements()
+    @exclusivity(unchecked) var placements = TimerPlacements()
 
     package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
