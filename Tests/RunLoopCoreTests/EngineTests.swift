@@ -253,7 +253,24 @@ extension Result {
     }
 }
 
+/// glibc's malloc_usable_size (malloc.h, which Glibc does not import).
+@_silgen_name("malloc_usable_size") private func mallocUsableSize(_ block: UnsafeMutableRawPointer?) -> Int
+
 @Suite struct TimerEngineTests {
+    /// A timer is one heap block of at most 160 bytes (libuv's uv_timer_t
+    /// plus its malloc header): a context with no callbacks is kept as
+    /// its info alone.  One with callbacks keeps them in a second block.
+    @Test func aTimerFitsIn160Bytes() {
+        let plain = Timer(fireDate: 0, interval: 1, order: 0, callout: .function(nil, RLRunLoopTimerContext()))
+        let bytes = mallocUsableSize(Unmanaged.passUnretained(plain).toOpaque())
+        #expect(bytes <= 152, "a Timer takes \(bytes) usable bytes")
+        var c = RLRunLoopTimerContext()
+        c.copyDescription = { _ in nil }
+        let full = Timer(fireDate: 0, interval: 1, order: 0, callout: .function(nil, c))
+        #expect(full.cContext?.copyDescription != nil)
+        #expect(plain.cContext?.copyDescription == nil)
+    }
+
     @Test func heapPopsByDeadlineThenFIFO() {
         var heap = TimerHeap()
         var expected: [(UInt64, UInt64)] = []

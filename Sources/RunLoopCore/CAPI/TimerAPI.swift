@@ -16,7 +16,7 @@ public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbs
     var ctx = context?.pointee ?? RLRunLoopTimerContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
     // The C callback is called directly (Timer.fire), with no closure box.
-    return makeTimer(fireDate, interval, order, .function(callout, TimerContext(ctx)), "RLRunLoopTimerCreate")
+    return makeTimer(fireDate, interval, order, .function(callout, ctx), "RLRunLoopTimerCreate")
 }
 
 @c(RLRunLoopTimerCreateWithHandler)

@@ -58,7 +58,7 @@ extension Timer {
         let s = withSchedule { $0 }
         let remaining = s.fireDate - Clock.absoluteNow()
         return header("RLRunLoopTimer", self)
-            + "{valid = \(yesNo(isValid)), firing = \(yesNo(firing)), interval = \(interval), tolerance = \(s.tolerance)"
+            + "{valid = \(yesNo(isValid)), firing = \(yesNo(firing)), interval = \(interval), tolerance = \(tolerance)"
             + ", next fire date = \(s.fireDate) (\(remaining >= 0 ? "in" : "late by") \(abs(remaining)) s), order = \(order)}"
     }
 }

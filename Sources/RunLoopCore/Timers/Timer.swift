@@ -14,7 +14,6 @@ package struct TimerSchedule {
     package var fireDate: Double
     /// The same moment on the monotonic clock (ns); `Clock.never` if none.
     package var deadline: UInt64
-    package var tolerance: Double = 0
 }
 
 /// Which modes of its loop hold a timer, and the timer's slot in each
@@ -74,13 +73,14 @@ package struct TimerPlacements {
     }
 }
 
-/// A timer's C context without its version field (always 0 for timers):
-/// 8 bytes less in every timer.
-package struct TimerContext {
-    package var info: UnsafeMutableRawPointer?
-    package var retain: (@convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer?)?
-    package var release: (@convention(c) (UnsafeRawPointer?) -> Void)?
-    package var copyDescription: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
+/// A timer's C context without its version field (always 0 for timers).
+/// Kept only for a context with callbacks (TimerCallout.context): most
+/// timers carry just their info.
+package final class TimerContext {
+    package let info: UnsafeMutableRawPointer?
+    package let retain: (@convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer?)?
+    package let release: (@convention(c) (UnsafeRawPointer?) -> Void)?
+    package let copyDescription: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
 
     package init(_ c: RLRunLoopTimerContext) {
         info = c.info
@@ -102,33 +102,43 @@ package struct TimerContext {
 
 /// What a timer calls when it fires.
 package enum TimerCallout {
-    /// A C callback; its info comes from the context (held for the call
-    /// when the context has a retain callback, as CF does).  A NULL
-    /// callback is skipped (CF makes such a timer: a placeholder).
-    case function(RLRunLoopTimerCallBack?, TimerContext)
+    /// A C callback and its info, from a context with no callbacks.  A
+    /// NULL callback is skipped (CF makes such a timer: a placeholder).
+    case function(RLRunLoopTimerCallBack?, UnsafeMutableRawPointer?)
+    /// A C callback and a context with callbacks (its info held for the
+    /// call when the context has a retain, as CF does).
+    case context(RLRunLoopTimerCallBack?, TimerContext)
     /// A Swift closure (RunLoopKit, block handlers).
     case closure((Timer) -> Void)
+
+    /// The callout for a C callback and its context: the info alone
+    /// unless the context has a callback.
+    package static func function(_ callback: RLRunLoopTimerCallBack?, _ c: RLRunLoopTimerContext) -> TimerCallout {
+        if c.retain == nil && c.release == nil && c.copyDescription == nil { return .function(callback, c.info) }
+        return .context(callback, TimerContext(c))
+    }
 }
 
 /// A timer: fires at its fire date, then every `interval` seconds if it
 /// repeats.  Belongs to one loop at a time.
 package final class Timer: Object, @unchecked Sendable {
-    package let interval: Double
-    package let order: Int
-    private let action: TimerCallout
-
+    // The fields are in this order so that the small ones fill the end of
+    // Object's and the instance stays within a 160-byte heap block.
     private let valid = Atomic<Bool>(true)
-    /// Orders its callouts before the release of its info (CalloutGate).
-    private let gate = CalloutGate()
     /// True while its callout runs (so a nested run does not fire it, and
     /// a move or an add waits for the reschedule after the callout).
     /// Written by the firing loop's thread under its lock; read under the
     /// lock of the loop the timer is added to or moved in.
     private let firingFlag = Atomic<Bool>(false)
-    /// How late it may fire (ns): its tolerance, at most half its interval
-    /// if it repeats.  Readable without any lock (the loop reads it while
-    /// choosing when to wake).
-    private let window = Atomic<UInt64>(0)
+    /// Orders its callouts before the release of its info (CalloutGate).
+    private let gate = CalloutGate()
+    /// Its tolerance in seconds (the bits of a Double), as stored: at most
+    /// half its interval if it repeats.  Readable without any lock (the
+    /// loop reads the window it gives while choosing when to wake).
+    private let toleranceBits = Atomic<UInt64>(0)
+    package let interval: Double
+    package let order: Int
+    private let action: TimerCallout
     /// Guarded by the timer's stripe (see Stripes): only in `withSchedule`.
     /// This and `placements` are @exclusivity(unchecked): their locks make
     /// the accesses exclusive (docs/design.md, "Exclusivity checks").
@@ -148,8 +158,14 @@ package final class Timer: Object, @unchecked Sendable {
 
     /// The C context it was created with, if any.
     package var cContext: RLRunLoopTimerContext? {
-        if case .function(_, let context) = action { return context.full }
-        return nil
+        switch action {
+        case .function(_, let info):
+            var c = RLRunLoopTimerContext()
+            c.info = info
+            return c
+        case .context(_, let context): return context.full
+        case .closure: return nil
+        }
     }
 
     /// Reads or edits the schedule under the timer's stripe lock.
@@ -171,23 +187,24 @@ package final class Timer: Object, @unchecked Sendable {
     package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
 
     package var tolerance: Double {
-        get { withSchedule { $0.tolerance } }
+        get { Double(bitPattern: toleranceBits.load(ordering: .relaxed)) }
         set {
             // At most half the interval for a repeating timer (Darwin's CF).
             let stored = repeats ? min(newValue, interval / 2) : newValue
-            var ns = Clock.nanoseconds(stored)
-            if repeats { ns = min(ns, intervalNs / 2) }
-            let (loop, narrower) = withSchedule { s -> (Loop?, Bool) in
-                s.tolerance = stored
-                return (s.loop, ns < window.exchange(ns, ordering: .relaxed))
-            }
+            let old = Double(bitPattern: toleranceBits.exchange(stored.bitPattern, ordering: .relaxed))
             // A sleeping loop may have chosen a wake-up past the new window.
-            if narrower { loop?.wakeUp() }
+            if window(of: stored) < window(of: old) { owner?.wakeUp() }
         }
     }
 
-    /// The width of its firing window in ns (see `window`).
-    package var windowNs: UInt64 { window.load(ordering: .relaxed) }
+    /// How late it may fire (ns): its tolerance, at most half its
+    /// interval if it repeats.
+    package var windowNs: UInt64 { window(of: tolerance) }
+
+    private func window(of tolerance: Double) -> UInt64 {
+        let ns = Clock.nanoseconds(tolerance)
+        return repeats ? min(ns, intervalNs / 2) : ns
+    }
 
     /// Calls the timer's callback (no lock held), unless its info's
     /// release was asked for; an invalidation by another thread meanwhile
@@ -195,7 +212,9 @@ package final class Timer: Object, @unchecked Sendable {
     package func fire() {
         _ = gate.callOut({
             switch action {
-            case .function(let callback, let context):
+            case .function(let callback, let info):
+                callback?(opaque, info)
+            case .context(let callback, let context):
                 // As CF: the info is retained around the callout only when
                 // the context has a retain, and only such a retain is balanced.
                 if let retain = context.retain {
@@ -263,7 +282,7 @@ package final class Timer: Object, @unchecked Sendable {
     }
 
     private func releaseInfo() {
-        if case .function(_, let context) = action { context.release?(context.info) }
+        if case .context(_, let context) = action { context.release?(context.info) }
     }
 
     package override func finalize() {
