@@ -539,6 +539,25 @@ extension Result {
     }
 }
 
+@Suite struct DescriptorMapTests {
+    @Test func valuesByNumberGrowAndShrink() {
+        var map = DescriptorMap<String>()
+        #expect(map.isEmpty && map[0] == nil && map[-1] == nil && map[1 << 20] == nil)
+        map[-3] = "ignored"
+        #expect(map.isEmpty)
+        map[5] = "five"
+        map[1000] = "thousand"
+        map[5, default: ""] += "!"
+        #expect(map.count == 2 && map[5] == "five!" && map[1000] == "thousand" && map[6] == nil)
+        #expect(map.keys == [5, 1000])
+        map[1000] = nil
+        map[1000] = nil  // twice: nothing to remove
+        #expect(map.count == 1 && map.keys == [5] && map[1000] == nil)
+        map[5] = nil
+        #expect(map.isEmpty && map.keys.isEmpty)
+    }
+}
+
 @Suite struct FastPathLayoutTests {
     /// The opt-in inline fast paths (include/runloop/fastpath.h, layout
     /// RL_FAST_PATH_LAYOUT = `fastPathLayout`, which test_rl_fastpath

@@ -70,7 +70,7 @@ package final class Loop: Object, @unchecked Sendable {
     @exclusivity(unchecked) var tearDownHandlers: [Int: () -> Void] = [:]
     /// The descriptors in the poller's wait set and their events: those of
     /// the version-1 sources of the mode being run (Loop+Descriptors.swift).
-    @exclusivity(unchecked) var watched: [Int32: Mode.Watch] = [:]
+    @exclusivity(unchecked) var watched = DescriptorMap<Mode.Watch>()
     /// Bumped whenever a version-1 source enters or leaves a mode of the
     /// loop or changes its interest.
     @exclusivity(unchecked) var descriptorEpoch: UInt64 = 0

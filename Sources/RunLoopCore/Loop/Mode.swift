@@ -9,7 +9,7 @@ package final class Mode {
     package let name: ModeName
     @exclusivity(unchecked) var sources: [ObjectIdentifier: Source] = [:]
     /// The version-1 sources among `sources`, by descriptor.
-    @exclusivity(unchecked) var descriptorSources: [Int32: [Source]] = [:]
+    @exclusivity(unchecked) var descriptorSources = DescriptorMap<[Source]>()
     /// Sorted by (order, time of addition).
     @exclusivity(unchecked) var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
