@@ -260,6 +260,23 @@ extension Result {
     /// A timer is one heap block of at most 160 bytes (libuv's uv_timer_t
     /// plus its malloc header): a context with no callbacks is kept as
     /// its info alone.  One with callbacks keeps them in a second block.
+    /// A version-0 source made from an info and a perform function (the
+    /// usual context) is one heap block of at most 144 bytes (libuv's
+    /// uv_async_t plus its malloc header); other contexts keep theirs in a
+    /// second block.
+    @Test func aSourceFitsIn144Bytes() {
+        var c = RLRunLoopSourceContext()
+        c.perform = { _ in }
+        let plain = Source(order: 0, context: c)
+        let bytes = mallocUsableSize(Unmanaged.passUnretained(plain).toOpaque())
+        #expect(bytes <= 136, "a Source takes \(bytes) usable bytes")
+        #expect(plain.cContext?.perform != nil && plain.cContext?.equal == nil)
+        c.equal = { a, b in a == b ? 1 : 0 }
+        let full = Source(order: 0, context: c)
+        #expect(full.cContext?.equal != nil)
+        #expect(full.identity?.equal != 0 && plain.identity?.equal == 0)
+    }
+
     @Test func aTimerFitsIn160Bytes() {
         let plain = Timer(fireDate: 0, interval: 1, order: 0, callout: .function(nil, RLRunLoopTimerContext()))
         let bytes = mallocUsableSize(Unmanaged.passUnretained(plain).toOpaque())

@@ -28,18 +28,23 @@ package struct SourceCallbacks {
     }
 }
 
-/// What a source calls.  Sources made from a C context keep the context
-/// and call its function pointers directly (no closure per callback);
-/// Swift-made ones keep their closures in one box.
+/// What a source calls.  Sources made from a C context call its function
+/// pointers directly (no closure per callback).  The usual version-0
+/// context, an info and a perform function and nothing else, is kept as
+/// those two words; any other context, and the closures of a Swift-made
+/// source, in a block of their own, so a source stays within a 144-byte
+/// heap block.
 package enum SourceActions {
-    case context(RLRunLoopSourceContext)
-    case context1(RLRunLoopSourceContext1)
-    case closures(SourceCallbacksBox)
+    case function(perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, info: UnsafeMutableRawPointer?)
+    case context(Boxed<(context: RLRunLoopSourceContext, hash: UInt)>)
+    case context1(Boxed<RLRunLoopSourceContext1>)
+    case closures(Boxed<SourceCallbacks>)
 }
 
-package final class SourceCallbacksBox {
-    package let callbacks: SourceCallbacks
-    package init(_ callbacks: SourceCallbacks) { self.callbacks = callbacks }
+/// A value kept in a heap block of its own.
+package final class Boxed<Value> {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 }
 
 /// The loops holding a source: for each, how many of its modes hold it
@@ -163,19 +168,24 @@ package final class Source: Object, @unchecked Sendable {
                 && hash == other.hash && hashValue == other.hashValue
         }
     }
-    /// hash(info) (or info) of a source made from a version-0 context,
-    /// computed once at creation (user code, no lock held).
-    private let contextHash: UInt
-
     package var identity: ContextIdentity? {
-        guard case .context(let c) = actions else { return nil }
         let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
-        return ContextIdentity(
-            order: order,
-            perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
-            equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
-            hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
-            info: c.info, hashValue: contextHash, equalFunction: c.equal)
+        switch actions {
+        case .function(let perform, let info):
+            return ContextIdentity(order: order, perform: bits(unsafeBitCast(perform, to: UnsafeRawPointer?.self)),
+                                   equal: 0, hash: 0, info: info, hashValue: UInt(bitPattern: info), equalFunction: nil)
+        case .context(let box):
+            // hash(info), or info: computed once at creation (user code, no lock held).
+            let (c, hash) = box.value
+            return ContextIdentity(
+                order: order,
+                perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
+                equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
+                hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
+                info: c.info, hashValue: hash, equalFunction: c.equal)
+        case .context1, .closures:
+            return nil
+        }
     }
 
     /// Whether `other` is the same item by CF's rule.  May call the
@@ -198,21 +208,24 @@ package final class Source: Object, @unchecked Sendable {
     /// A source with Swift callbacks (RunLoopKit, descriptors, ports).
     package init(order: Int, callbacks: SourceCallbacks) {
         self.order = order
-        actions = .closures(SourceCallbacksBox(callbacks))
+        actions = .closures(Boxed(callbacks))
         descriptor = -1
         interestBits = Atomic(0)
-        contextHash = 0
         super.init(kind: .source)
     }
 
     /// A version-0 source from a C context (info already retained).
     package init(order: Int, context c: RLRunLoopSourceContext) {
         self.order = order
-        actions = .context(c)
+        if c.retain == nil && c.release == nil && c.copyDescription == nil && c.equal == nil && c.hash == nil
+            && c.schedule == nil && c.cancel == nil {
+            actions = .function(perform: c.perform, info: c.info)
+        } else {
+            // The hash computed once, here, with no lock held (hash is user code).
+            actions = .context(Boxed((c, c.hash.map { $0(c.info) } ?? UInt(bitPattern: c.info))))
+        }
         descriptor = -1
         interestBits = Atomic(0)
-        // Computed once, here, with no lock held (hash is user code).
-        contextHash = c.hash.map { $0(c.info) } ?? UInt(bitPattern: c.info)
         super.init(kind: .source)
     }
 
@@ -221,22 +234,28 @@ package final class Source: Object, @unchecked Sendable {
     package init(order: Int, callbacks: SourceCallbacks? = nil, context1: RLRunLoopSourceContext1? = nil,
                  descriptor: Int32, interest: UInt32) {
         self.order = order
-        if let context1 { actions = .context1(context1) } else { actions = .closures(SourceCallbacksBox(callbacks!)) }
+        if let context1 { actions = .context1(Boxed(context1)) } else { actions = .closures(Boxed(callbacks!)) }
         self.descriptor = descriptor
         interestBits = Atomic(interest)
-        contextHash = 0
         super.init(kind: .source)
     }
 
     /// The context it was created with, for RLRunLoopSourceGetContext.
     package var cContext: RLRunLoopSourceContext? {
-        if case .context(let c) = actions { return c }
-        return nil
+        switch actions {
+        case .function(let perform, let info):
+            var c = RLRunLoopSourceContext()
+            c.info = info
+            c.perform = perform
+            return c
+        case .context(let box): return box.value.context
+        case .context1, .closures: return nil
+        }
     }
 
     /// The same for a version-1 source made from a C context.
     package var cContext1: RLRunLoopSourceContext1? {
-        if case .context1(let c) = actions { return c }
+        if case .context1(let box) = actions { return box.value }
         return nil
     }
 
@@ -244,17 +263,17 @@ package final class Source: Object, @unchecked Sendable {
 
     package var hasSchedule: Bool {
         switch actions {
-        case .context(let c): return c.schedule != nil
-        case .context1: return false
-        case .closures(let box): return box.callbacks.schedule != nil
+        case .function, .context1: return false
+        case .context(let box): return box.value.context.schedule != nil
+        case .closures(let box): return box.value.schedule != nil
         }
     }
 
     package var hasCancel: Bool {
         switch actions {
-        case .context(let c): return c.cancel != nil
-        case .context1: return false
-        case .closures(let box): return box.callbacks.cancel != nil
+        case .function, .context1: return false
+        case .context(let box): return box.value.context.cancel != nil
+        case .closures(let box): return box.value.cancel != nil
         }
     }
 
@@ -268,9 +287,9 @@ package final class Source: Object, @unchecked Sendable {
     package func schedule(_ loop: Loop, _ mode: ModeName) {
         withInfo {
             switch actions {
-            case .context(let c): c.schedule?(c.info, loop.opaque, mode.cString)
-            case .context1: break
-            case .closures(let box): box.callbacks.schedule?(loop, mode)
+            case .function, .context1: break
+            case .context(let box): let c = box.value.context; c.schedule?(c.info, loop.opaque, mode.cString)
+            case .closures(let box): box.value.schedule?(loop, mode)
             }
         }
     }
@@ -278,9 +297,9 @@ package final class Source: Object, @unchecked Sendable {
     package func cancel(_ loop: Loop, _ mode: ModeName) {
         withInfo {
             switch actions {
-            case .context(let c): c.cancel?(c.info, loop.opaque, mode.cString)
-            case .context1: break
-            case .closures(let box): box.callbacks.cancel?(loop, mode)
+            case .function, .context1: break
+            case .context(let box): let c = box.value.context; c.cancel?(c.info, loop.opaque, mode.cString)
+            case .closures(let box): box.value.cancel?(loop, mode)
             }
         }
     }
@@ -288,9 +307,10 @@ package final class Source: Object, @unchecked Sendable {
     package func perform() {
         withInfo {
             switch actions {
-            case .context(let c): c.perform?(c.info)
-            case .context1(let c): c.perform?(c.info)
-            case .closures(let box): box.callbacks.perform()
+            case .function(let perform, let info): perform?(info)
+            case .context(let box): let c = box.value.context; c.perform?(c.info)
+            case .context1(let box): let c = box.value; c.perform?(c.info)
+            case .closures(let box): box.value.perform()
             }
         }
     }
@@ -300,9 +320,10 @@ package final class Source: Object, @unchecked Sendable {
         let copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
         let info: UnsafeRawPointer?
         switch actions {
-        case .context(let c): (copy, info) = (c.copyDescription, UnsafeRawPointer(c.info))
-        case .context1(let c): (copy, info) = (c.copyDescription, UnsafeRawPointer(c.info))
-        case .closures(let box): return box.callbacks.describe?()
+        case .function: return nil
+        case .context(let box): (copy, info) = (box.value.context.copyDescription, UnsafeRawPointer(box.value.context.info))
+        case .context1(let box): (copy, info) = (box.value.copyDescription, UnsafeRawPointer(box.value.info))
+        case .closures(let box): return box.value.describe?()
         }
         guard let copy else { return nil }
         var description: String?
@@ -316,9 +337,10 @@ package final class Source: Object, @unchecked Sendable {
 
     private func releaseInfo() {
         switch actions {
-        case .context(let c): c.release?(c.info)
-        case .context1(let c): c.release?(c.info)
-        case .closures(let box): box.callbacks.release?()
+        case .function: break
+        case .context(let box): let c = box.value.context; c.release?(c.info)
+        case .context1(let box): let c = box.value; c.release?(c.info)
+        case .closures(let box): box.value.release?()
         }
     }
 
@@ -337,7 +359,7 @@ package final class Source: Object, @unchecked Sendable {
 
     /// Called on the loop's thread when the descriptor is ready.
     package func handleReady(_ events: UInt32) {
-        if case .closures(let box) = actions, let ready = box.callbacks.ready {
+        if case .closures(let box) = actions, let ready = box.value.ready {
             withInfo { ready(events) }
         } else {
             perform()
