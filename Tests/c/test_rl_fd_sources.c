@@ -12,6 +12,9 @@
  *   F. Runs reuse the previous run's wait set only while nothing changed:
  *      sources removed, added back, invalidated or replaced between runs,
  *      and a run of another mode in between, all apply to the next run.
+ *   G. A nested run from a version-1 perform: the outer pass's ready
+ *      list survives the nested pass's (each pass reuses the arrays the
+ *      previous one left), and the sources readable then are performed.
  */
 #include "harness.h"
 
@@ -89,6 +92,16 @@ static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info)
     }
     TRACE("E: callout types%s%s", (types & kRLFileDescriptorReadCallBack) ? " read" : "",
           (types & kRLFileDescriptorWriteCallBack) ? " write" : "");
+}
+
+/* G */
+static struct pipe_source g1, g2, g3;
+static void nesting_perform(void *info)
+{
+    pipe_perform(info);
+    write_after(g3.fds[1], 'g');
+    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);
+    TRACE("G: nested pass: %s, g3 performs %d", result_name(r), g3.performs);
 }
 
 static void scenario(void)
@@ -244,6 +257,28 @@ static void scenario(void)
     r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
     TRACE("F: default mode again: %s, performs %d, read '%c'", result_name(r), f2.performs, f2.last);
     drop_pipe_source(sf2, &f2);
+
+    /* G: g1's perform runs a nested pass, which finds g2 (not read yet)
+     * and g3 (written just before it) */
+    RLRunLoopSourceRef sg1 = pipe_source(&g1, 0), sg2 = pipe_source(&g2, 1), sg3 = pipe_source(&g3, 2);
+    RLRunLoopSourceContext1 nesting;
+    RLRunLoopSourceGetContext(sg1, (RLRunLoopSourceContext *)&nesting);
+    RLRunLoopSourceInvalidate(sg1);
+    RLRelease(sg1);
+    nesting.perform = nesting_perform;
+    sg1 = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&nesting);
+    RLRunLoopAddSource(rl, sg1, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(rl, sg2, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(rl, sg3, kRLRunLoopDefaultMode);
+    write_after(g1.fds[1], '1');
+    write_after(g2.fds[1], '2');
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, 1);
+    TRACE("G: outer run: %s, g1 performs %d, read '%c'; g2 read '%c'", result_name(r), g1.performs, g1.last, g2.last);
+    /* g2 is in the outer pass's list too: performed again, with nothing to read */
+    CHECK(g2.performs >= 1 && g3.performs == 1);
+    drop_pipe_source(sg1, &g1);
+    drop_pipe_source(sg2, &g2);
+    drop_pipe_source(sg3, &g3);
 
     RLRunLoopTimerInvalidate(keep);
     RLRelease(keep);

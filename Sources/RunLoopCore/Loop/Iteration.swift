@@ -67,6 +67,7 @@ extension Loop {
             fireDueTimers(mode)
             step(.descriptors, mode)
             let handledDescriptor = performReadyDescriptors(mode, ready)
+            poller.recycle(ready)
             step(.blocks, mode)
             runBlocks(mode)
             let handled = (handledSource || handledDescriptor) && returnAfterSourceHandled
@@ -165,13 +166,19 @@ extension Loop {
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         reportDescriptorProblems()
         guard !ready.isEmpty || poller.hasAlwaysReady.load(ordering: .acquiring) else { return false }
-        let found = lock.withLock { readySourcesLocked(mode, ready) }
+        var found = spareReadySources  // empty: a nested run may have it
+        spareReadySources = []
+        lock.withLock { readySourcesLocked(mode, ready, into: &found) }
         reportDescriptorProblems()
-        guard !found.isEmpty else { return false }
-        var mark = Clock.monotonicNow()
-        for entry in found where entry.source.isValid {
-            callOutToDescriptor(entry.source, entry.events, since: &mark)
+        let handled = !found.isEmpty
+        if handled {
+            var mark = Clock.monotonicNow()
+            for entry in found where entry.source.isValid {
+                callOutToDescriptor(entry.source, entry.events, since: &mark)
+            }
         }
-        return !found.isEmpty
+        found.removeAll(keepingCapacity: true)
+        spareReadySources = found
+        return handled
     }
 }

@@ -84,18 +84,18 @@ extension Loop {
         }
     }
 
-    /// The running mode's version-1 sources for the ready descriptors, by
-    /// order, with the events each should see.  Descriptors epoll cannot
+    /// Appends the running mode's version-1 sources for the ready
+    /// descriptors to `found` (empty), by order, with the events each
+    /// should see.  Descriptors epoll cannot
     /// watch count as ready for the events wanted.  A report from a ghost
     /// registration (see Poller) is dropped, and the wait set is rebuilt
     /// without it.  Lock held.
-    package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready]) -> [ReadySource] {
+    package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready], into found: inout [ReadySource]) {
         let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
         var ready = polled
         if poller.hasAlwaysReady.load(ordering: .relaxed) {
             for (fd, events) in poller.alwaysReady { ready.append(Poller.Ready(fd: fd, events: events)) }
         }
-        var found: [ReadySource] = []
         found.reserveCapacity(ready.count)
         var ordersDiffer = false
         var rebuilt = false
@@ -117,7 +117,7 @@ extension Loop {
             }
         }
         // Usually every source has the same order: nothing to sort.
-        return ordersDiffer ? found.sorted { $0.source.order < $1.source.order } : found
+        if ordersDiffer { found.sort { $0.source.order < $1.source.order } }
     }
 
     /// A version-1 source to perform, with the events it should see.

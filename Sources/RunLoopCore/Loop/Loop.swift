@@ -93,6 +93,8 @@ package final class Loop: Object, @unchecked Sendable {
     @exclusivity(unchecked) var spareDueTimers: [DueTimer] = []
     /// The same for the sources a pass performs.
     @exclusivity(unchecked) var spareSources: [Source] = []
+    /// The same for the version-1 sources a pass performs.
+    @exclusivity(unchecked) var spareReadySources: [ReadySource] = []
 
     // MARK: any thread, atomic
 

@@ -91,6 +91,10 @@ package final class Poller: @unchecked Sendable {
     /// Why the last `wait` that could sleep returned; nil after a poll.
     /// Loop thread only.
     @exclusivity(unchecked) private(set) var wokeBy: WakeCause? = nil
+    /// An emptied array with capacity, handed back by the pass after the
+    /// last `wait` (`recycle`), so a wait reports its descriptors without
+    /// allocating.  Loop thread only.
+    @exclusivity(unchecked) private var spareReady: [Ready] = []
 
     package init?() {
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
@@ -552,7 +556,8 @@ package final class Poller: @unchecked Sendable {
         // read, and their wake-ups keep finding "pending" (one load).
         if !poll { state.store(Self.ignoring) }
         var sawWake = !poll && timeout == 0, sawTimer = false
-        var ready: [Ready] = []
+        var ready = spareReady  // empty: a nested run's wait may have it
+        spareReady = []
         var batches = 1
         var wrapped = false
         while n > 0 {
@@ -590,6 +595,14 @@ package final class Poller: @unchecked Sendable {
         wokeBy = poll ? nil : !ready.isEmpty ? .descriptor : sawWake ? .wakeUp : sawTimer ? .timer : nil
         if !poll && SpinBeforeSleep.limitNs > 0 { spin.waited(since: began, byWakeUp: wokeBy == .wakeUp) }
         return ready
+    }
+
+    /// Takes back the array the last `wait` returned, once the pass is
+    /// done with it.
+    package func recycle(_ ready: consuming [Ready]) {
+        guard ready.capacity > 0 else { return }  // the empty array: nothing to keep
+        ready.removeAll(keepingCapacity: true)
+        spareReady = ready
     }
 
     /// Sets `fd`'s bit in `seen`; false if it was set already.  (A bitmap,
