@@ -156,6 +156,34 @@ static B_UNUSED long rss_bytes(void)
     return resident * sysconf(_SC_PAGESIZE);
 }
 
+/* The process's peak resident memory so far (VmHWM), and a way to start
+ * it again from the current RSS (writing 5 to clear_refs resets it), so
+ * a workload can report the peak it caused. */
+static B_UNUSED long peak_rss_bytes(void)
+{
+    long kb = 0;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+static B_UNUSED void reset_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) { fputs("5", f); fclose(f); }
+}
+
+/* Reports the peak RSS a timers workload of n timers added over `base`
+ * bytes, per timer (the "timers" rows with n >= 1M). */
+static B_UNUSED void report_timer_peak(const char *name, const char *impl, long base, long n)
+{
+    if (n < 1000000) return;
+    result(name, impl, "peak_rss_per_timer", (double)(peak_rss_bytes() - base) / (double)n, "B");
+}
+
 /* A shuffled 0..n-1 (fixed seed: every implementation gets the same). */
 static B_UNUSED uint32_t *shuffled(size_t n)
 {

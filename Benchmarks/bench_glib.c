@@ -219,6 +219,8 @@ static void *timers_thread(void *arg)
     GMainContext *ctx = thread_context();
     uint32_t *perm = shuffled((size_t)t->n);
     gint64 base = g_get_monotonic_time() - 1000000 - t->n;
+    reset_peak_rss();
+    long rss0 = rss_bytes();
     uint64_t t0 = now_ns();
     for (long i = 0; i < t->n; i++) g_source_unref(fn_source(ctx, timer_fired, t, base + perm[i], TRUE));
     uint64_t t1 = now_ns();
@@ -229,6 +231,7 @@ static void *timers_thread(void *arg)
     result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
     result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
     result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)t->n, "ns");
+    report_timer_peak(name, IMPL, rss0, t->n);
     free(perm);
     return NULL;
 }

@@ -431,6 +431,8 @@ static void *timers_thread(void *arg)
     uint32_t *perm = shuffled((size_t)s->n);
     /* 2.5e-7 s apart: two ulps of an absolute time near 2025, so distinct */
     double base = X(AbsoluteTimeGetCurrent)() - 1.0 - (double)s->n * 2.5e-7;
+    reset_peak_rss();
+    long rss0 = rss_bytes();
     uint64_t t0 = now_ns();
     for (long i = 0; i < s->n; i++) {
         TimerRef t = new_timer(base + perm[i] * 2.5e-7, 0, s, timer_fired);
@@ -445,6 +447,7 @@ static void *timers_thread(void *arg)
     result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
     result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
     result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)s->n, "ns");
+    report_timer_peak(name, IMPL, rss0, s->n);
     free(perm);
     return NULL;
 }

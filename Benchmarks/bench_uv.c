@@ -238,6 +238,8 @@ static void bench_timers(long n)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
+    reset_peak_rss();
+    long rss0 = rss_bytes();
     uv_timer_t *t = xcalloc((size_t)n, sizeof *t);
     g_n = n;
     uint64_t t0 = now_ns();
@@ -253,6 +255,7 @@ static void bench_timers(long n)
     result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
     result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
     result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)n, "ns");
+    report_timer_peak(name, IMPL, rss0, n);
 }
 
 /* 4. sources ---------------------------------------------------------- */

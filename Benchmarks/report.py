@@ -41,6 +41,9 @@ ROWS = [
     ("timers10000", "total", "3. 10k timers", False),
     ("timers100000", "total", "3. 100k timers", False),
     ("timers1000000", "total", "3. 1M timers", False),
+    ("timers10000000", "total", "3. 10M timers", False),
+    ("timers1000000", "peak_rss_per_timer", "3. peak RSS per timer, 1M timers", False),
+    ("timers10000000", "peak_rss_per_timer", "3. peak RSS per timer, 10M timers", False),
     ("sources1", "per_event", "4. signal 1 source of 1, one pass", False),
     ("sources10000", "per_event", "4. signal 1 source of 10,000, one pass", False),
     ("sources10000", "per_event_alone", "4. the same run's source alone in its mode, one pass", False),
@@ -200,6 +203,26 @@ def targets(med):
         b = g(w, "heap_bytes", "runloop")
         if b is not None:
             check(f"≤ 256 bytes per {w[4:]}", b <= 256, f"{b:.0f} heap bytes")
+    # The targets of issue 25: at or below the best peer.
+    for n in ("1000", "10000", "100000", "1000000", "10000000"):
+        r = g(f"timers{n}", "total", "runloop")
+        peers = {p: g(f"timers{n}", "total", p) for p in ("glib", "uv")}
+        peers = {p: v for p, v in peers.items() if v}
+        if r and peers:
+            best = min(peers, key=peers.get)
+            check(f"{int(n):,} timers ≤ the faster of GLib and libuv", r <= peers[best],
+                  f"{r / peers[best]:.2f}× {best}")
+    for n in ("1000000", "10000000"):
+        r, u = g(f"timers{n}", "peak_rss_per_timer", "runloop"), g(f"timers{n}", "peak_rss_per_timer", "uv")
+        if r and u:
+            check(f"peak RSS with {int(n):,} timers ≤ libuv's", r <= u, f"{r:.0f} B against {u:.0f} B a timer")
+    for w, what in (("mem_timer", "timer"), ("mem_source", "source")):
+        r, u = g(w, "heap_bytes", "runloop"), g(w, "heap_bytes", "uv")
+        if r and u:
+            check(f"heap bytes per {what} ≤ libuv's", r <= u, f"{r:.0f} B against {u:.0f} B")
+    r, gl = g("mem_loop", "heap_bytes", "runloop"), g("mem_loop", "heap_bytes", "glib")
+    if r and gl:
+        check("heap bytes per loop ≤ GLib's", r <= gl, f"{r:.0f} B against {gl:.0f} B")
     return out
 
 

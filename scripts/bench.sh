@@ -119,10 +119,10 @@ all="${impls[*]}"
 loops="runloop cf glib uv"
 if [[ $quick == 1 ]]; then
   R=3; PP=5000; FLOOD=20000; FAST_FLOOD=200000; HOT=1000000; EV1=5000; EV10K=300; FIRES=200; MEM=10000; FDONE=5000
-  TIMERS="1000 10000"; BIG=""; IDLE_IMPLS="runloop"
+  TIMERS="1000 10000"; BIG=""; HUGE=""; IDLE_IMPLS="runloop"
 else
   R=5; PP=30000; FLOOD=200000; FAST_FLOOD=2000000; HOT=2000000; EV1=20000; EV10K=2000; FIRES=500; MEM=100000; FDONE=20000
-  TIMERS="1000 10000 100000"; BIG=1000000; IDLE_IMPLS="$loops"
+  TIMERS="1000 10000 100000"; BIG=1000000; HUGE=10000000; IDLE_IMPLS="$loops"
 fi
 
 stage "3/4 run (results in $out)"
@@ -143,9 +143,11 @@ run $R "runloop cf uv" hotcall $HOT
 run $R "runloop uv" hotone $HOT
 run $R "runloop uv" hotcallfn $HOT
 run $R "runloop uv" hotonefn $HOT
-echo "3. timers (N = $TIMERS${BIG:+ $BIG}; CF capped at 100k)"
+echo "3. timers (N = $TIMERS${BIG:+ $BIG}${HUGE:+ $HUGE}; CF capped at 100k; peak RSS from 1M)"
 for n in $TIMERS; do run $R "$loops" timers $n; done
 if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi
+# 10M: ~2.5 GB for runloop, ~10 s each
+if [[ -n $HUGE ]]; then run 1 "runloop glib uv" timers $HUGE; fi
 echo "4. sources (1 and 10,000)"
 run $R "$loops" sources 1 $EV1
 run $R "$loops" sources 10000 $EV10K
