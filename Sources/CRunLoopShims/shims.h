@@ -193,6 +193,5 @@ static inline void rl_cpu_relax(void) {
 #endif
 }
 
-#include "spin_lock.h"
 
 #endif

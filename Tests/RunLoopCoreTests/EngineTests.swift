@@ -449,49 +449,6 @@ extension Result {
     }
 }
 
-@Suite struct SpinLockTests {
-    /// Two appenders and the one taker (rl_spin_lock / rl_spin_lock_taker)
-    /// never hold the lock at once, and none loses an update.
-    @Test func appendersAndTheTakerExcludeEachOther() {
-        let rounds = 100_000
-        let word = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        word.initialize(to: 0)
-        let total = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        total.initialize(to: 0)
-        defer { word.deallocate(); total.deallocate() }
-        let inside = Atomic<Int>(0)
-        let overlaps = Atomic<Int>(0)
-        let addresses = (UInt(bitPattern: word), UInt(bitPattern: total))
-        @Sendable func critical() {
-            if inside.add(1, ordering: .relaxed).newValue != 1 { overlaps.add(1, ordering: .relaxed) }
-            let total = UnsafeMutablePointer<Int>(bitPattern: addresses.1)!
-            let before = total.pointee
-            for _ in 0..<8 { rl_cpu_relax() }
-            total.pointee = before + 1
-            inside.subtract(1, ordering: .relaxed)
-        }
-        let appenders = (0..<2).map { _ in
-            spawn {
-                let word = UnsafeMutablePointer<UInt64>(bitPattern: addresses.0)!
-                for _ in 0..<rounds {
-                    rl_spin_lock(word)
-                    critical()
-                    rl_spin_unlock(word)
-                }
-            }
-        }
-        for _ in 0..<rounds {
-            rl_spin_lock_taker(word)
-            critical()
-            rl_spin_unlock(word)
-        }
-        for thread in appenders { pthread_join(thread, nil) }
-        #expect(overlaps.load(ordering: .relaxed) == 0)
-        #expect(total.pointee == 3 * rounds)
-        #expect(word.pointee == 0)
-    }
-}
-
 @Suite struct GiveWayTests {
     /// rl_stats's last three lines from Swift: a source that re-signals
     /// itself keeps a run busy for 50 ms and the loop gives its CPU away
