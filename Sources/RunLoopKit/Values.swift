@@ -98,7 +98,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Only the loop's own thread may do this (``Loop/runPending(in:)``,
     /// ``Loop/timeout(in:)``).
     case wrongThread
-    /// The system refused a descriptor.
+    /// The system refused a descriptor, or memory ran out.
     case outOfResources
 
     /// A one-line explanation.
@@ -110,7 +110,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .full: return "the mode holds the most timers it can"
         case .invalidModeName(let name): return "invalid mode name (\(name.utf8.count) bytes)"
         case .wrongThread: return "only the loop's own thread may do this"
-        case .outOfResources: return "out of descriptors"
+        case .outOfResources: return "out of descriptors or memory"
         }
     }
 
@@ -120,6 +120,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidItem: self = .invalidItem
         case .loopGone: self = .loopGone
         case .full: self = .full
+        case .outOfMemory: self = .outOfResources
         }
     }
 }

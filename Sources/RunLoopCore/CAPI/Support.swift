@@ -46,14 +46,16 @@ extension HandleTable.LookupError {
 }
 
 /// Gives a new object its handle (the caller's reference) and returns it
-/// as a C pointer; nil, with a `resources` error, when the table is full.
+/// as a C pointer; nil, with a `resources` error, when the table is full
+/// or memory for a new page of it ran out.
 func publish(_ object: Object, _ function: StaticString) -> OpaquePointer? {
     guard HandleTable.shared.register(object) else {
-        reportError(function, .resources, "handle table full")
+        reportError(function, .resources, "no handle: the handle table is full or out of memory")
         return nil
     }
     return object.opaque
 }
+
 
 /// A mode-name argument: NULL and over-long names are errors.
 @inline(__always)
@@ -100,6 +102,7 @@ func reportAddFailure(_ failure: AddFailure, _ function: StaticString) {
     case .invalidItem: break  // CF ignores adding an invalidated item
     case .loopGone: reportError(function, .loopGone)
     case .full: reportError(function, .resources, "the mode holds the most timers it can (2^26)")
+    case .outOfMemory: reportError(function, .resources, "out of memory")
     }
 }
 

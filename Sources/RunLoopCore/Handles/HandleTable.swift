@@ -264,8 +264,10 @@ package final class HandleTable: @unchecked Sendable {
     package func register(_ object: Object) -> Bool {
         let slot = takeSlot(forLoop: object.kind == .runLoop)
         guard let slot else {
-            object.hotPointer = HotWord.own(object.initialHot).pointer
-            object.ownsHot = true
+            if let own = HotWord.own(object.initialHot) {
+                object.hotPointer = own.pointer
+                object.ownsHot = true
+            }
             object.registered()
             return false
         }
@@ -301,12 +303,33 @@ package final class HandleTable: @unchecked Sendable {
             let p = Int(index) >> Self.pageBits
             if let page = Self.page(index) { return (index, page) }  // another thread made it
             let words = Self.pageSize * 5  // state and object words, hot words, inboxes, pins
-            let fresh = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+            // When memory runs out, this fails (the caller reports it, and
+            // the index claimed above is never used): the page comes from
+            // malloc, not Swift's allocate, which traps, and a page is made
+            // only with headroom left for the objects it will name.
+            guard Self.hasHeadroom(), let fresh = aligned_alloc(64, words * 8) else { return nil }
             let bound = fresh.bindMemory(to: Atomic<UInt64>.self, capacity: words)
             for i in 0..<words { (bound + i).initialize(to: Atomic(0)) }
             pages[p].store(fresh, ordering: .releasing)
             return (index, fresh)
         }
+    }
+
+    /// Whether the process can still map `headroomBytes` more, asked when
+    /// a new page is made: every 4,096 new objects at most.  Swift traps
+    /// when an object cannot be allocated, so making objects until memory
+    /// runs out (under an address-space limit, or with strict overcommit)
+    /// must stop while there is room for the next page's worth of them and
+    /// for reporting the error: then a create call gets no handle and
+    /// fails with `kRLErrorResources`.  mmap, not malloc, so the probe
+    /// leaves malloc's thresholds alone.
+    private static let headroomBytes = 8 << 20
+
+    private static func hasHeadroom() -> Bool {
+        let probe = mmap(nil, headroomBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        guard let probe, probe != MAP_FAILED else { return false }
+        munmap(probe, headroomBytes)
+        return true
     }
 
     private func pop(_ stack: borrowing Atomic<UInt64>) -> (index: UInt32, page: UnsafeMutableRawPointer)? {

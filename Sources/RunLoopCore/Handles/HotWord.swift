@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A small piece of an object's state (below 2^24) that a C entry point
@@ -101,15 +102,18 @@ package struct HotWord: @unchecked Sendable {
     }()
 
     /// A word of the object's own (key 0): the caller deallocates it.
-    static func own(_ value: UInt32) -> HotWord {
-        let word = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: 1)
+    /// nil when memory ran out (malloc's, not Swift's allocate, which
+    /// traps): the object keeps `detached`.
+    static func own(_ value: UInt32) -> HotWord? {
+        guard let raw = malloc(MemoryLayout<Atomic<UInt64>>.size) else { return nil }
+        let word = raw.bindMemory(to: Atomic<UInt64>.self, capacity: 1)
         word.initialize(to: Atomic(UInt64(value)))
         return HotWord(word: word, key: 0)
     }
 
     func deallocate() {
         word.deinitialize(count: 1)
-        word.deallocate()
+        free(word)
     }
 
     /// Where the word lives.

@@ -72,6 +72,8 @@ package enum AddFailure: Error {
     case wrongLoop, invalidItem, loopGone
     /// The mode holds as many timers as it can (ModeTimers.limit).
     case full
+    /// Memory ran out making room for the item.
+    case outOfMemory
 }
 
 extension Loop {
@@ -305,11 +307,13 @@ extension Loop {
         }
         guard let deadline else { return .failure(.wrongLoop) }
         let mode = modeLocked(name)
-        let already = timer.placements.placement(in: mode) != nil
         // A firing timer is scheduled in all its modes after its callout.
-        guard !already, let slot = mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline) else {
+        let inserted: Result<Int, AddFailure> = timer.placements.placement(in: mode) != nil
+            ? .failure(.invalidItem) : mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline)
+        guard case .success(let slot) = inserted else {
             timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
-            return already ? .success(()) : .failure(.full)
+            if case .failure(let failure) = inserted, failure != .invalidItem { return .failure(failure) }
+            return .success(())  // already there
         }
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.

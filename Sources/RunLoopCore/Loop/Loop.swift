@@ -90,7 +90,7 @@ package final class Loop: Object, @unchecked Sendable {
     /// queued work without allocating.
     @exclusivity(unchecked) var spareBlocks: [QueuedBlock] = []
     /// The same for the timers fired by a pass.
-    @exclusivity(unchecked) var spareDueTimers: [DueTimer] = []
+    @exclusivity(unchecked) var spareDueTimers: DueTimers? = nil
     /// The same for the sources a pass performs.
     @exclusivity(unchecked) var spareSources: [Source] = []
     /// The same for the version-1 sources a pass performs.

@@ -84,10 +84,10 @@ package final class Mode {
 
     /// Takes a reference to `timer` and schedules it (see
     /// ModeTimers.insert); nil if the mode is full.
-    package func insertTimer(_ timer: Timer, scheduleAt deadline: UInt64?) -> Int? {
-        guard let slot = timers.insert(timer, scheduleAt: deadline) else { return nil }
-        bumpTimerHint(by: 1)
-        return slot
+    package func insertTimer(_ timer: Timer, scheduleAt deadline: UInt64?) -> Result<Int, AddFailure> {
+        let inserted = timers.insert(timer, scheduleAt: deadline)
+        if case .success = inserted { bumpTimerHint(by: 1) }
+        return inserted
     }
 
     /// Empties a slot and hands the mode's reference to the caller (see

@@ -51,18 +51,20 @@ extension Loop {
     package func fireDueTimers(_ mode: Mode) {
         guard mayHaveWork(.timers, in: mode) else { return }
         let now = Clock.monotonicNow()
-        var due = spareDueTimers
-        spareDueTimers = []
+        // The list of the last pass, unless a pass below this one on the
+        // stack (a nested run from one of its callouts) has it.
+        let due = spareDueTimers ?? DueTimers()
+        spareDueTimers = nil
         lock.withLock {
-            // Room for every entry at once if the earliest is due (a burst
-            // grows the list without copying it; untouched room costs no
-            // memory).
+            // Room for every entry at once if the earliest is due; if
+            // memory ran out making it, the timers that do not fit stay
+            // due, for the next pass.
             let bound = mode.timers.dueBound(now: now)
-            if due.capacity < bound { due.reserveCapacity(bound) }
+            if due.capacity < bound { due.reserve(bound) }
             // The pass takes a reference of its own to each due timer, and
             // while it fires the timer is due in none of its modes (a nested
             // run must not fire it again).
-            while let (entry, unmanaged) = mode.timers.popDue(now: now) {
+            while due.hasRoom, let (entry, unmanaged) = mode.timers.popDue(now: now) {
                 let timer = unmanaged.retain().takeUnretainedValue()
                 timer.firing = true
                 // Only a repeating timer needs to know whether its callout moved it.
@@ -74,14 +76,15 @@ extension Loop {
         // One clock reading per timer, as for the other steps: each callout
         // starts at the reading that ended the previous one.
         var mark = Clock.monotonicNow()
-        for firing in due {
+        for i in 0 ..< due.count {
+            let firing = due[i]
             let timer = firing.timer.takeUnretainedValue()
             if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
             if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
             // The pass's reference: for most expired timers the last one.
             firing.timer.release()
         }
-        due.removeAll(keepingCapacity: true)
+        due.removeAll()
         spareDueTimers = due
     }
 
@@ -118,12 +121,4 @@ extension Loop {
         deferred.run()
         if expired { timer.releaseInfoOnce() }
     }
-}
-
-/// A timer taken off the heap to fire in this pass, with the pass's
-/// reference to it (see fireDueTimers).
-package struct DueTimer {
-    package let timer: Unmanaged<Timer>
-    package let deadline: UInt64
-    package let epoch: UInt32
 }

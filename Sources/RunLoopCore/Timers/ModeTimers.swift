@@ -28,13 +28,16 @@ package struct ModeTimers: ~Copyable {
 
     /// Takes a reference to `timer` and schedules it at `deadline` (none:
     /// it is firing, and is scheduled after its callout); returns its
-    /// slot, or nil if the mode holds `limit` timers already.
-    package mutating func insert(_ timer: Timer, scheduleAt deadline: UInt64?) -> Int? {
-        guard count < Self.limit else { return nil }
+    /// slot.  Fails, with nothing changed, if the mode holds `limit`
+    /// timers already or memory runs out: the room every later schedule
+    /// needs is made here (see `schedule`).
+    package mutating func insert(_ timer: Timer, scheduleAt deadline: UInt64?) -> Result<Int, AddFailure> {
+        guard count < Self.limit else { return .failure(.full) }
+        guard slots.reserveOne(), heap.reserve(count + 1) else { return .failure(.outOfMemory) }
         count += 1
         let slot = slots.insert(.passRetained(timer))
         if let deadline { schedule(slot: slot, deadline: deadline) }
-        return slot
+        return .success(slot)
     }
 
     /// Empties a slot (its heap entry goes stale) and hands the mode's
@@ -63,10 +66,18 @@ package struct ModeTimers: ~Copyable {
     /// Schedules the timer in `slot` at `deadline`, behind the entries
     /// already there with the same deadline (FIFO); its previous entry is
     /// retired.
+    /// Never fails: the heap has room for an entry per timer (`insert`
+    /// made it), so if it cannot grow, dropping its stale entries makes
+    /// room (the timer's own old entry is stale once its number changed).
     package mutating func schedule(slot: Int, deadline: UInt64) {
         let seq = nextSeq()
         slots.setSeq(seq, at: slot)
-        heap.push(TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot))
+        let entry = TimerHeap.Entry(deadline: deadline, seq: seq, slot: slot)
+        if !heap.push(entry) {
+            compact()
+            let pushed = heap.push(entry)
+            precondition(pushed, "a timer heap with no room after compaction")
+        }
         compactIfSparse()
     }
 
@@ -88,7 +99,8 @@ package struct ModeTimers: ~Copyable {
         for (i, old) in live.enumerated() {
             let seq = UInt64(i + 1)
             slots.setSeq(seq, at: old.slot)
-            heap.push(TimerHeap.Entry(deadline: old.deadline, seq: seq, slot: old.slot))  // in order: no sifting
+            // In order: no sifting; within the capacity the heap had.
+            _ = heap.push(TimerHeap.Entry(deadline: old.deadline, seq: seq, slot: old.slot))
         }
         lastSeq = UInt64(live.count)
     }
@@ -144,6 +156,11 @@ package struct ModeTimers: ~Copyable {
     /// Rebuilds the heap when stale entries dominate it.
     private mutating func compactIfSparse() {
         guard heap.count > 2 * count + 32 else { return }
+        compact()
+    }
+
+    /// Drops the stale entries (in place: no allocation).
+    private mutating func compact() {
         let seqs = slots.seqReader
         heap.compact { seqs($0.slot) == $0.seq }
     }

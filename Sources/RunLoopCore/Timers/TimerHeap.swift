@@ -64,10 +64,6 @@ package struct TimerHeap: ~Copyable {
 
     deinit { free(raw) }
 
-    private static func resize(_ old: UnsafeMutableRawPointer?, _ capacity: Int) -> UnsafeMutableRawPointer {
-        guard let raw = realloc(old, (capacity + offset) * MemoryLayout<Entry>.stride + 64) else { fatalError("out of memory") }
-        return raw
-    }
 
     private static func aligned(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Entry> {
         let address = (UInt(bitPattern: raw) + 63) & ~63
@@ -80,17 +76,27 @@ package struct TimerHeap: ~Copyable {
     package var isEmpty: Bool { count == 0 }
     package var top: Entry? { count > 0 ? e[0] : nil }
 
-    package mutating func push(_ entry: Entry) {
-        if count == capacity { grow() }
+    /// Adds `entry`; false, with nothing changed, if the heap is full and
+    /// memory runs out as it grows.
+    package mutating func push(_ entry: Entry) -> Bool {
+        if count == capacity, !grow() { return false }
         e[count] = entry
         count += 1
         siftUp(count - 1, entry)
+        return true
     }
 
-    private mutating func grow() {
+    /// Makes room for `n` entries in all; false if memory runs out.
+    package mutating func reserve(_ n: Int) -> Bool {
+        while capacity < n { if !grow() { return false } }
+        return true
+    }
+
+    private mutating func grow() -> Bool {
         let shift = raw.map { UnsafeMutableRawPointer(base) - $0 }
-        capacity = capacity == 0 ? Self.initialCapacity : capacity * 2
-        let grown = Self.resize(raw, capacity)
+        let larger = capacity == 0 ? Self.initialCapacity : capacity * 2
+        guard let grown = realloc(raw, (larger + Self.offset) * MemoryLayout<Entry>.stride + 64) else { return false }
+        capacity = larger
         raw = grown
         base = Self.aligned(grown)
         // realloc kept the bytes' offset from the start; the boundary may differ.
@@ -98,6 +104,7 @@ package struct TimerHeap: ~Copyable {
             let moved = (grown + shift).assumingMemoryBound(to: Entry.self)
             if moved != base { (base + Self.offset).moveInitialize(from: moved + Self.offset, count: count) }
         }
+        return true
     }
 
     /// Removes the top entry.  Bottom-up: the hole left at the root

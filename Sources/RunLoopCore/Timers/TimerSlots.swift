@@ -31,25 +31,27 @@ package struct TimerSlots: ~Copyable {
     /// `base` before the first insert: never read or written (`used` is 0).
     nonisolated(unsafe) private static let noSlots = UnsafeMutablePointer<Slot>.allocate(capacity: 1)
 
-    /// realloc: a large buffer grows by remapping its pages, with no copy
-    /// and no page faults for what it held.
-    private static func resize(_ old: UnsafeMutablePointer<Slot>?, _ capacity: Int) -> UnsafeMutablePointer<Slot> {
-        guard let raw = realloc(old, capacity * MemoryLayout<Slot>.stride) else { fatalError("out of memory") }
-        return raw.bindMemory(to: Slot.self, capacity: capacity)
+    /// Makes room for one more timer; false, with nothing changed, when
+    /// memory runs out.  realloc: a large buffer grows by remapping its
+    /// pages, with no copy and no page faults for what it held.
+    package mutating func reserveOne() -> Bool {
+        guard freeHead < 0, used == capacity else { return true }
+        let grown = capacity == 0 ? 8 : capacity * 2
+        guard let raw = realloc(capacity > 0 ? base : nil, grown * MemoryLayout<Slot>.stride) else { return false }
+        base = raw.bindMemory(to: Slot.self, capacity: grown)
+        capacity = grown
+        return true
     }
 
     /// Puts `timer` (with a reference the caller hands over) in a free
-    /// slot; returns it.
+    /// slot, after `reserveOne`; returns it.
     package mutating func insert(_ timer: Unmanaged<Timer>) -> Int {
         let slot: Int
         if freeHead >= 0 {
             slot = freeHead
             freeHead = Int(base[slot].seq & ~Self.freeMark) - 1
         } else {
-            if used == capacity {
-                capacity = capacity == 0 ? 8 : capacity * 2
-                base = Self.resize(capacity > 8 ? base : nil, capacity)
-            }
+            precondition(used < capacity, "TimerSlots.insert without reserveOne")
             slot = used
             used += 1
         }
