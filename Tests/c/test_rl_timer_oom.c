@@ -10,13 +10,22 @@
  *      due timers is as large as malloc can still give);
  *   C. with the cap lifted, timers are made and fire again.
  * Skipped under valgrind (RL_UNDER_VALGRIND), which does not run a client
- * under the client's address-space limit.
+ * under the client's address-space limit, and under AddressSanitizer,
+ * whose allocator aborts when it cannot map.
  */
 #include "harness.h"
 
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 static long g_fired;
 static void fired(RLRunLoopTimerRef t, void *info)
@@ -94,6 +103,10 @@ int main(void)
         printf("skipped under valgrind (no address-space cap there)\n");
         return 0;
     }
+#ifdef UNDER_ASAN
+    printf("skipped under AddressSanitizer (its allocator aborts when it cannot map)\n");
+    return 0;
+#endif
     run_on_thread(scenario);
     return trace_check("rl_timer_oom") | harness_failures;
 }

@@ -239,7 +239,7 @@ enum {
     kRLErrorOverRelease = 7,      /* RLRelease on an object with no references left, or
                                      one that would drop the library's own reference
                                      to a live thread's loop (see "Threads") */
-    kRLErrorResources = 8,        /* out of descriptors or handles */
+    kRLErrorResources = 8,        /* out of descriptors, handles or memory */
     kRLErrorForked = 9,           /* in a fork() child: an object created before the
                                      fork (it is the parent's; see "fork()") */
     kRLErrorWrongThread = 10      /* a call only the loop's own thread may make
@@ -701,7 +701,9 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
  * past CF's limit 4039289856.0 (2128-12-31; DBL_MAX and +inf included) is
  * stored and reported as that limit, which never comes.  A NULL callout
  * is valid, as in CF: the timer fires, calls nothing, and a one-shot one is
- * invalidated.  NaN fire date or NaN interval: error, NULL. */
+ * invalidated.  NaN fire date or NaN interval: error, NULL.  Out of
+ * memory (or of handles): kRLErrorResources, NULL; RLRunLoopAddTimer
+ * reports the same when a mode cannot grow to hold one more timer. */
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
 #if defined(__BLOCKS__)
 RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAllocatorRef allocator, RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags, RLIndex order, void (^block)(RLRunLoopTimerRef timer));
