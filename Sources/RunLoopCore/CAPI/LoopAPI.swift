@@ -85,7 +85,7 @@ public func rlRunLoopIsWaiting(_ rl: RLRunLoopRef?) -> RLBoolean {
 @c(RLRunLoopWakeUp)
 public func rlRunLoopWakeUp(_ rl: RLRunLoopRef?) {
     // Already pending (or ignored): one load and one comparison, no pin.
-    if HandleTable.hotWordIs(UInt(bitPattern: rl), kind: .runLoop, Poller.pending) { return }
+    if _fastPath(HandleTable.hotWordIs(UInt(bitPattern: rl), kind: .runLoop, Poller.pending)) { return }
     wakeUpSlow(rl)
 }
 

@@ -74,14 +74,14 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
 @c(RLRunLoopSourceSignal)
 public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
     // Pending already: one load and one comparison, no pin.
-    if HandleTable.hotWordHas(UInt(bitPattern: source), kind: .source, Source.signalledBit) { return }
+    if _fastPath(HandleTable.hotWordHas(UInt(bitPattern: source), kind: .source, Source.signalledBit)) { return }
     signalPinned(source)
 }
 
 @c(RLRunLoopSourceSignalAndWakeUp)
 public func rlRunLoopSourceSignalAndWakeUp(_ source: RLRunLoopSourceRef?) {
     // Pending, and its loops woken: one load and one comparison, no pin.
-    if HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit | Source.wokenBit) { return }
+    if _fastPath(HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit | Source.wokenBit)) { return }
     signalAndWakeUpPinned(source)
 }
 
