@@ -288,6 +288,20 @@ extension Result {
         #expect(plain.cContext?.copyDescription == nil)
     }
 
+    /// The list of due timers keeps its memory between passes up to
+    /// `keptCapacity` entries, and gives back a larger burst's.
+    @Test func dueTimersKeepSmallListsAndGiveBackLargeOnes() {
+        let due = DueTimers()
+        due.reserve(100)
+        #expect(due.capacity == 100 && due.hasRoom)
+        due.removeAll()
+        #expect(due.capacity == 100 && due.count == 0)
+        due.reserve(DueTimers.keptCapacity + 1)
+        #expect(due.capacity == DueTimers.keptCapacity + 1)
+        due.removeAll()
+        #expect(due.capacity == 0 && !due.hasRoom)
+    }
+
     @Test func heapPopsByDeadlineThenFIFO() {
         var heap = TimerHeap()
         var expected: [(UInt64, UInt64)] = []

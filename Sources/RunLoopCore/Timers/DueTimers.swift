@@ -53,6 +53,19 @@ final class DueTimers {
         return base![i]
     }
 
-    /// Empties the list (its memory is kept).
-    func removeAll() { count = 0 }
+    /// The most entries whose memory the list keeps between passes (1.5
+    /// MB): a burst of more gives its memory back when it is done, so a
+    /// loop that once fired a million timers at once does not keep 24 MB.
+    static let keptCapacity = 1 << 16
+
+    /// Empties the list; keeps its memory unless it holds more than
+    /// `keptCapacity` entries.
+    func removeAll() {
+        count = 0
+        if capacity > Self.keptCapacity {
+            free(base)
+            base = nil
+            capacity = 0
+        }
+    }
 }
