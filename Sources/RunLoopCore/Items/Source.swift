@@ -41,12 +41,6 @@ package enum SourceActions {
     case closures(Boxed<SourceCallbacks>)
 }
 
-/// A value kept in a heap block of its own.
-package final class Boxed<Value> {
-    package let value: Value
-    package init(_ value: Value) { self.value = value }
-}
-
 /// The loops holding a source: for each, how many of its modes hold it
 /// and whether it is one of the loop's common items.  The first loop is
 /// stored inline (most sources are in one loop).

@@ -307,13 +307,15 @@ extension Loop {
         }
         guard let deadline else { return .failure(.wrongLoop) }
         let mode = modeLocked(name)
-        // A firing timer is scheduled in all its modes after its callout.
-        let inserted: Result<Int, AddFailure> = timer.placements.placement(in: mode) != nil
-            ? .failure(.invalidItem) : mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline)
+        // nil: already in the mode, nothing to add.  A firing timer is
+        // scheduled in all its modes after its callout.
+        let inserted: Result<Int, AddFailure>? = timer.placements.placement(in: mode) != nil
+            ? nil : mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline)
+        // Not inserted: no new membership.
         guard case .success(let slot) = inserted else {
-            timer.withSchedule { $0.tie.leave(times: 1) }  // no new membership
-            if case .failure(let failure) = inserted, failure != .invalidItem { return .failure(failure) }
-            return .success(())  // already there
+            timer.withSchedule { $0.tie.leave(times: 1) }
+            if case .failure(let failure) = inserted { return .failure(failure) }
+            return .success(())
         }
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.

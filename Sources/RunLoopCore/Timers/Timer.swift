@@ -73,41 +73,14 @@ package struct TimerPlacements {
     }
 }
 
-/// A timer's C context without its version field (always 0 for timers).
-/// Kept only for a context with callbacks (TimerCallout.context): most
-/// timers carry just their info.
-package final class TimerContext {
-    package let info: UnsafeMutableRawPointer?
-    package let retain: (@convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer?)?
-    package let release: (@convention(c) (UnsafeRawPointer?) -> Void)?
-    package let copyDescription: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
-
-    package init(_ c: RLRunLoopTimerContext) {
-        info = c.info
-        retain = c.retain
-        release = c.release
-        copyDescription = c.copyDescription
-    }
-
-    package var full: RLRunLoopTimerContext {
-        var c = RLRunLoopTimerContext()
-        c.version = 0
-        c.info = info
-        c.retain = retain
-        c.release = release
-        c.copyDescription = copyDescription
-        return c
-    }
-}
-
 /// What a timer calls when it fires.
 package enum TimerCallout {
     /// A C callback and its info, from a context with no callbacks.  A
     /// NULL callback is skipped (CF makes such a timer: a placeholder).
     case function(RLRunLoopTimerCallBack?, UnsafeMutableRawPointer?)
     /// A C callback and a context with callbacks (its info held for the
-    /// call when the context has a retain, as CF does).
-    case context(RLRunLoopTimerCallBack?, TimerContext)
+    /// call when the context has a retain, as CF does), version 0.
+    case context(RLRunLoopTimerCallBack?, Boxed<RLRunLoopTimerContext>)
     /// A Swift closure (RunLoopKit, block handlers).
     case closure((Timer) -> Void)
 
@@ -115,7 +88,9 @@ package enum TimerCallout {
     /// unless the context has a callback.
     package static func function(_ callback: RLRunLoopTimerCallBack?, _ c: RLRunLoopTimerContext) -> TimerCallout {
         if c.retain == nil && c.release == nil && c.copyDescription == nil { return .function(callback, c.info) }
-        return .context(callback, TimerContext(c))
+        var context = c
+        context.version = 0  // what RLRunLoopTimerGetContext reports, as CF
+        return .context(callback, Boxed(context))
     }
 }
 
@@ -163,7 +138,7 @@ package final class Timer: Object, @unchecked Sendable {
             var c = RLRunLoopTimerContext()
             c.info = info
             return c
-        case .context(_, let context): return context.full
+        case .context(_, let box): return box.value
         case .closure: return nil
         }
     }
@@ -214,7 +189,8 @@ package final class Timer: Object, @unchecked Sendable {
             switch action {
             case .function(let callback, let info):
                 callback?(opaque, info)
-            case .context(let callback, let context):
+            case .context(let callback, let box):
+                let context = box.value
                 // As CF: the info is retained around the callout only when
                 // the context has a retain, and only such a retain is balanced.
                 if let retain = context.retain {
@@ -282,7 +258,7 @@ package final class Timer: Object, @unchecked Sendable {
     }
 
     private func releaseInfo() {
-        if case .context(_, let context) = action { context.release?(context.info) }
+        if case .context(_, let box) = action { box.value.release?(box.value.info) }
     }
 
     package override func finalize() {
