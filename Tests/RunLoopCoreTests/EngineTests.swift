@@ -546,6 +546,27 @@ extension Result {
     }
 }
 
+@Suite struct ModeTableTests {
+    /// Modes are found by their name's id through every growth of the
+    /// table, names not made are not found, and the order is creation order.
+    @Test func modesAreFoundByNameAndListedInOrder() {
+        var table = ModeTable()
+        let names = (0..<200).map { ModeName.intern("mode-table-test-\($0)")! }
+        #expect(table[names[0]] == nil)
+        var made: [Mode] = []
+        for (i, name) in names.enumerated() {
+            let mode = Mode(name: name)
+            table.insert(mode)
+            made.append(mode)
+            // Every mode made so far is found, the next one not yet.
+            #expect(made.allSatisfy { table[$0.name] === $0 })
+            if i + 1 < names.count { #expect(table[names[i + 1]] == nil) }
+        }
+        #expect(table.ordered.map(\.name) == names && table.names == names)
+        #expect(table[.default] == nil)
+    }
+}
+
 @Suite struct FastPathLayoutTests {
     /// The opt-in inline fast paths (include/runloop/fastpath.h, layout
     /// RL_FAST_PATH_LAYOUT = `fastPathLayout`, which test_rl_fastpath

@@ -75,9 +75,8 @@ extension Loop {
             for id in commonItemOrder { lines.append("    " + describe(commonItems[id]!.object) + ",") }
             lines.append("},")
             lines.append("modes = {")
-            for name in modeOrder {
-                guard let mode = modes[name] else { continue }
-                lines.append("  \(name) = {")
+            for mode in modes.ordered {
+                lines.append("  \(mode.name) = {")
                 lines.append("    sources = {")
                 for source in mode.sources.values.sorted(by: { $0.order < $1.order }) {
                     lines.append("      " + source.debugDescription + ",")

@@ -196,8 +196,8 @@ extension Loop {
         if let timer = object as? Timer { return removeTimerEverywhereLocked(timer, &deferred) }
         if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
         switch object {
-        case let s as Source: for name in modeOrder { eraseLocked(.source(s), from: name, &deferred) }
-        case let o as Observer: for name in modeOrder { eraseLocked(.observer(o), from: name, &deferred) }
+        case let s as Source: for mode in modes.ordered { eraseLocked(.source(s), from: mode.name, &deferred) }
+        case let o as Observer: for mode in modes.ordered { eraseLocked(.observer(o), from: mode.name, &deferred) }
         default: break
         }
     }

@@ -33,8 +33,7 @@ extension Loop {
             // No block is queued from here; those queued are dropped.
             let queued = work.drain(closing: inbox)
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
-            for name in modeOrder {
-                guard let mode = modes[name] else { continue }
+            for mode in modes.ordered {
                 var items: [ModeItem] = mode.sources.values.map { .source($0) }
                 items += mode.observers.map { .observer($0.observer) }
                 items += mode.timers.all.map { .timer($0) }

@@ -34,8 +34,7 @@ package final class Loop: Object, @unchecked Sendable {
     // Declared @exclusivity(unchecked): the guard named here makes their
     // accesses exclusive (docs/design.md, "Exclusivity checks").
 
-    @exclusivity(unchecked) var modes: [ModeName: Mode] = [:]
-    @exclusivity(unchecked) var modeOrder: [ModeName] = []
+    @exclusivity(unchecked) var modes = ModeTable()
     @exclusivity(unchecked) var commonModes: [ModeName] = [.default]
     @exclusivity(unchecked) var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
     @exclusivity(unchecked) var commonItemOrder: [ObjectIdentifier] = []
@@ -169,8 +168,7 @@ package final class Loop: Object, @unchecked Sendable {
     package func modeLocked(_ name: ModeName) -> Mode {
         if let mode = existingModeLocked(name) { return mode }
         let mode = Mode(name: name)
-        modes[name] = mode
-        modeOrder.append(name)
+        modes.insert(mode)
         if parkedModeName == name, runs.isEmpty {
             poller.wakeUp()  // the driver's timeout predates the mode
         }
@@ -183,7 +181,7 @@ package final class Loop: Object, @unchecked Sendable {
     // MARK: stop and wake up
 
     package var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
-    package var allModeNames: [ModeName] { lock.withLock { modeOrder } }
+    package var allModeNames: [ModeName] { lock.withLock { modes.names } }
 
     package func stop() {
         lock.withLock { runs.last?.stopped = true }
