@@ -41,6 +41,7 @@ package final class Statistics: @unchecked Sendable {
 
     /// Loop thread only: counts a timer fired `lateNs` after its fire
     /// date, whose window was `windowNs` wide.
+    @inline(__always)
     package func timerFired(lateNs: UInt64, windowNs: UInt64) {
         bump(.timersFired)
         if lateNs > windowNs &+ 1_000_000 { bump(.timersLate) }

@@ -275,7 +275,7 @@ package final class Source: Object, @unchecked Sendable {
     /// was asked for; releases it after, if that was asked meanwhile.
     @inline(__always)
     private func withInfo(_ body: () -> Void) {
-        _ = gate.callOut(body, release: releaseInfo)
+        _ = gate.callOut(body, release: { releaseInfo() })
     }
 
     package func schedule(_ loop: Loop, _ mode: ModeName) {
@@ -505,7 +505,7 @@ package final class Source: Object, @unchecked Sendable {
         valid.store(false, ordering: .releasing)
         // A callout another thread's loop is making (or about to make: it
         // passed isValid) releases the info when it returns.
-        gate.askRelease(releaseInfo)
+        gate.askRelease { releaseInfo() }
     }
 }
 

@@ -297,7 +297,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             delivered += 1
             // Invalidated (or being invalidated by another thread): no
             // callout; one in flight releases the info when it returns.
-            guard isValid, let reply = gate.callOut({ answer(frame) }, release: releaseInfo) else {
+            guard isValid, let reply = gate.callOut({ answer(frame) }, release: { releaseInfo() }) else {
                 io.withLock { releaseLocked(&$0, id) }
                 return nil
             }
@@ -555,7 +555,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     }
 
     override func didInvalidate() {
-        gate.askRelease(releaseInfo)
+        gate.askRelease { releaseInfo() }
     }
 
     private func releaseInfo() {

@@ -65,11 +65,12 @@ extension Loop {
             // while it fires the timer is due in none of its modes (a nested
             // run must not fire it again).
             while due.hasRoom, let (entry, unmanaged) = mode.timers.popDue(now: now) {
-                let timer = unmanaged.retain().takeUnretainedValue()
-                timer.firing = true
-                // Only a repeating timer needs to know whether its callout moved it.
-                let epoch = timer.repeats ? timer.withSchedule { $0.epoch } : 0
-                timer.placements.forEach { other, slot in if other !== mode { other.timers.unschedule(slot: slot) } }
+                let epoch = unmanaged.retain()._withUnsafeGuaranteedRef { timer in
+                    timer.firing = true
+                    timer.placements.unscheduleAll(except: mode)
+                    // Only a repeating timer needs to know whether its callout moved it.
+                    return timer.repeats ? timer.withSchedule { $0.epoch } : 0
+                }
                 due.append(DueTimer(timer: unmanaged, deadline: entry.deadline, epoch: epoch))
             }
         }
@@ -78,9 +79,11 @@ extension Loop {
         var mark = Clock.monotonicNow()
         for i in 0 ..< due.count {
             let firing = due[i]
-            let timer = firing.timer.takeUnretainedValue()
-            if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
-            if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
+            // The pass's reference keeps the timer alive until the release below.
+            firing.timer._withUnsafeGuaranteedRef { timer in
+                if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
+                if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
+            }
             // The pass's reference: for most expired timers the last one.
             firing.timer.release()
         }

@@ -48,8 +48,19 @@ package struct TimerPlacements {
 
     package func forEach(_ body: (Mode, Int) -> Void) {
         guard let first else { return }
-        body(first.mode.takeUnretainedValue(), first.slot)
-        for p in others { body(p.mode.takeUnretainedValue(), p.slot) }
+        first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
+        for p in others { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
+    }
+
+    /// Retires the timer's heap entry in every mode but `mode` (see
+    /// ModeTimers.unschedule).  The loop's lock is held: its modes live.
+    package func unscheduleAll(except mode: Mode) {
+        guard let first else { return }
+        let key = Unmanaged.passUnretained(mode).toOpaque()
+        if first.mode.toOpaque() != key { first.mode._withUnsafeGuaranteedRef { $0.timers.unschedule(slot: first.slot) } }
+        for p in others where p.mode.toOpaque() != key {
+            p.mode._withUnsafeGuaranteedRef { $0.timers.unschedule(slot: p.slot) }
+        }
     }
 
     package mutating func insert(_ placement: Placement) {
@@ -203,7 +214,7 @@ package final class Timer: Object, @unchecked Sendable {
             case .closure(let body):
                 body(self)
             }
-        }, release: releaseInfo)
+        }, release: { releaseInfo() })
     }
 
     /// Moves the next fire date; the owning loop re-sorts it.  Ignored
@@ -254,7 +265,7 @@ package final class Timer: Object, @unchecked Sendable {
     /// Calls the context's release once (no lock held): now, or when a
     /// callout in flight returns (CalloutGate).
     package func releaseInfoOnce() {
-        gate.askRelease(releaseInfo)
+        gate.askRelease { releaseInfo() }
     }
 
     private func releaseInfo() {
