@@ -65,7 +65,7 @@ extension Loop {
     package func descriptorsChanged(_ source: Source) {
         lock.withLock {
             // Or the mode it is parked in for a driver outside (Embedding.swift).
-            if let mode = runs.last?.mode ?? parkedMode, mode.sources[ObjectIdentifier(source)] != nil {
+            if let mode = runs.last?.mode ?? parkedMode, mode.containsSource(source) {
                 descriptorsEditedLocked(mode, fd: source.descriptor)
             } else {
                 descriptorEpoch &+= 1

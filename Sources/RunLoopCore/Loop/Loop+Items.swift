@@ -175,7 +175,7 @@ extension Loop {
             if name.isCommonModes { return commonItems[item.id] != nil }
             guard let mode = existingModeLocked(name) else { return false }
             switch item {
-            case .source(let s): return mode.sources[ObjectIdentifier(s)] != nil
+            case .source(let s): return mode.containsSource(s)
             case .observer(let o): return mode.containsObserver(o)
             case .timer(let t): return t.placements.placement(in: mode) != nil
             }
@@ -265,10 +265,9 @@ extension Loop {
         if case .timer(let timer) = item { return insertTimerLocked(timer, into: name, &deferred) }
         if let failure = ownershipFailure(item) { return .failure(failure) }
         let mode = modeLocked(name)
-        let id = item.id
         switch item {
         case .source(let source):
-            guard mode.sources[id] == nil else { return .success(()) }
+            guard !mode.containsSource(source) else { return .success(()) }
             mode.insertSource(source)
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes

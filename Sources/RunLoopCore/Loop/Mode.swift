@@ -7,7 +7,9 @@ import Synchronization
 /// (docs/design.md, "Exclusivity checks").
 package final class Mode {
     package let name: ModeName
-    @exclusivity(unchecked) var sources: [ObjectIdentifier: Source] = [:]
+    /// Its sources, compared by identity: a set of references, 8 bytes a
+    /// bucket (a dictionary from ObjectIdentifier to the source took 16).
+    @exclusivity(unchecked) var sources: Set<Member> = []
     /// The version-1 sources among `sources`, by descriptor.
     @exclusivity(unchecked) var descriptorSources = DescriptorMap<[Source]>()
     /// Sorted by (order, time of addition).
@@ -28,13 +30,22 @@ package final class Mode {
     /// Observers alone do not keep a mode alive.
     package var hasSourcesOrTimers: Bool { !sources.isEmpty || timers.count > 0 }
 
+    /// A source in `sources`: equal only to itself.
+    struct Member: Hashable {
+        let source: Source
+        static func == (a: Member, b: Member) -> Bool { a.source === b.source }
+        func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(source)) }
+    }
+
+    package func containsSource(_ source: Source) -> Bool { sources.contains(Member(source: source)) }
+
     package func insertSource(_ source: Source) {
-        sources[ObjectIdentifier(source)] = source
+        sources.insert(Member(source: source))
         if source.isVersion1 { descriptorSources[source.descriptor, default: []].append(source) }
     }
 
     package func removeSource(_ source: Source) -> Bool {
-        guard sources.removeValue(forKey: ObjectIdentifier(source)) != nil else { return false }
+        guard sources.remove(Member(source: source)) != nil else { return false }
         if source.isVersion1 {
             descriptorSources[source.descriptor]?.removeAll { $0 === source }
             if descriptorSources[source.descriptor]?.isEmpty == true { descriptorSources[source.descriptor] = nil }

@@ -97,11 +97,11 @@ extension Loop {
     /// invalid, or in none of this loop's modes: a stale duplicate),
     /// otherwise whether `mode` holds it.  A source in one mode knows which
     /// (its membership's `soleMode`), so the usual check reads only the
-    /// source, not the mode's dictionary.  Lock held.
+    /// source, not the mode's set.  Lock held.
     private func pendingEntryLocked(_ source: Source, _ mode: Mode) -> Bool? {
         guard source.isSignalled, source.isValid, let membership = source.membership(in: self),
               membership.modes > 0 else { return nil }
         if let sole = membership.soleMode { return sole.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
-        return mode.sources[ObjectIdentifier(source)] != nil
+        return mode.containsSource(source)
     }
 }
