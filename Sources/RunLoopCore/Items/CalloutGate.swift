@@ -30,6 +30,9 @@ package struct CalloutGate: ~Copyable {
     /// Runs `body`, a callout that reads the info, unless the release was
     /// asked for (then nil, and no call); afterwards runs `release` if it
     /// was asked for meanwhile and this was the last callout in flight.
+    /// Pass `release` (here and to askRelease) as a closure literal,
+    /// `{ releaseInfo() }`: a method reference, `releaseInfo`, is a
+    /// partial application that retains its object on every call.
     @inline(__always)
     package func callOut<T>(_ body: () -> T, release: () -> Void) -> T? {
         guard enter() else { return nil }

@@ -12,13 +12,21 @@ package struct Deferred {
     private var actions: [() -> Void]?
     private var releases: [Unmanaged<Object>]?
 
-    package mutating func call(_ action: @escaping () -> Void) { actions == nil ? (actions = [action]) : actions!.append(action) }
+    package mutating func call(_ action: @escaping () -> Void) {
+        if actions == nil { actions = [action] } else { actions!.append(action) }
+    }
     package mutating func release(_ object: Object) { release(owned: Unmanaged.passRetained(object)) }
     /// The same, taking over a Swift reference the caller owns (a mode's
     /// reference to a removed timer), so none is added and dropped.
     package mutating func release<T: Object>(owned typed: Unmanaged<T>) {
         let object = Unmanaged<Object>.fromOpaque(typed.toOpaque())
-        if firstRelease == nil { firstRelease = object } else { releases == nil ? (releases = [object]) : releases!.append(object) }
+        if firstRelease == nil {
+            firstRelease = object
+        } else if releases == nil {
+            releases = [object]
+        } else {
+            releases!.append(object)
+        }
     }
 
     /// Runs the callouts in order, then drops the references.

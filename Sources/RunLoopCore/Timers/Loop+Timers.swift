@@ -67,7 +67,7 @@ extension Loop {
             while due.hasRoom, let (entry, unmanaged) = mode.timers.popDue(now: now) {
                 let epoch = unmanaged.retain()._withUnsafeGuaranteedRef { timer in
                     timer.firing = true
-                    timer.placements.unscheduleAll(except: mode)
+                    timer.placements.forEach { other, slot in if other !== mode { other.timers.unschedule(slot: slot) } }
                     // Only a repeating timer needs to know whether its callout moved it.
                     return timer.repeats ? timer.withSchedule { $0.epoch } : 0
                 }

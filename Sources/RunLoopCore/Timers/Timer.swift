@@ -52,17 +52,6 @@ package struct TimerPlacements {
         for p in others { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
     }
 
-    /// Retires the timer's heap entry in every mode but `mode` (see
-    /// ModeTimers.unschedule).  The loop's lock is held: its modes live.
-    package func unscheduleAll(except mode: Mode) {
-        guard let first else { return }
-        let key = Unmanaged.passUnretained(mode).toOpaque()
-        if first.mode.toOpaque() != key { first.mode._withUnsafeGuaranteedRef { $0.timers.unschedule(slot: first.slot) } }
-        for p in others where p.mode.toOpaque() != key {
-            p.mode._withUnsafeGuaranteedRef { $0.timers.unschedule(slot: p.slot) }
-        }
-    }
-
     package mutating func insert(_ placement: Placement) {
         if first == nil { first = placement } else { others.append(placement) }
     }
