@@ -173,8 +173,10 @@ extension Loop {
         let handled = !found.isEmpty
         if handled {
             var mark = Clock.monotonicNow()
-            for entry in found where entry.source.isValid {
-                callOutToDescriptor(entry.source, entry.events, since: &mark)
+            for entry in found {
+                entry.take { source in
+                    if source.isValid { callOutToDescriptor(source, entry.events, since: &mark) }
+                }
             }
         }
         found.removeAll(keepingCapacity: true)

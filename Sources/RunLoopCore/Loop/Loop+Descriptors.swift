@@ -86,7 +86,8 @@ extension Loop {
 
     /// Appends the running mode's version-1 sources for the ready
     /// descriptors to `found` (empty), by order, with the events each
-    /// should see.  Descriptors epoll cannot
+    /// should see; each entry holds a reference to its source, which the
+    /// caller gives back (ReadySource.take).  Descriptors epoll cannot
     /// watch count as ready for the events wanted.  A report from a ghost
     /// registration (see Poller) is dropped, and the wait set is rebuilt
     /// without it.  Lock held.
@@ -97,6 +98,7 @@ extension Loop {
             for (fd, events) in poller.alwaysReady { ready.append(Poller.Ready(fd: fd, events: events)) }
         }
         found.reserveCapacity(ready.count)
+        var firstOrder: Int?
         var ordersDiffer = false
         var rebuilt = false
         // One read of the mode's table for the whole burst, not one
@@ -108,21 +110,41 @@ extension Loop {
                 rebuilt = true
                 continue
             }
-            guard let list = sourcesByDescriptor[r.fd] else { continue }
-            for source in list where source.isValid {
+            sourcesByDescriptor.forEach(at: r.fd) { source in
+                guard source.isValid else { return }
                 let events = r.events & (source.interest | always)
-                guard events != 0 else { continue }
-                if let first = found.first, first.source.order != source.order { ordersDiffer = true }
+                guard events != 0 else { return }
+                if firstOrder == nil { firstOrder = source.order } else if firstOrder != source.order { ordersDiffer = true }
                 found.append(ReadySource(source: source, events: events))
             }
         }
         // Usually every source has the same order: nothing to sort.
-        if ordersDiffer { found.sort { $0.source.order < $1.source.order } }
+        if ordersDiffer { found.sort { $0.order < $1.order } }
     }
 
     /// A version-1 source to perform, with the events it should see.
+    /// It holds a reference to the source (so a callout before it cannot
+    /// free it), as a plain value: the list of a burst is made and emptied
+    /// with no reference counting but this one per entry (a list of
+    /// strong references cost two more pairs per ready descriptor:
+    /// fds 1000, callgrind, see docs/bench/performance.md).
     package struct ReadySource {
-        package let source: Source
+        private let reference: Unmanaged<Source>
         package let events: UInt32
+        /// The source's order, for sorting without touching it.
+        package let order: Int
+
+        init(source: Source, events: UInt32) {
+            reference = .passRetained(source)
+            self.events = events
+            order = source.order
+        }
+
+        /// Calls `body` with the source and gives the reference back.
+        /// Once per entry.
+        package func take(_ body: (Source) -> Void) {
+            reference._withUnsafeGuaranteedRef(body)
+            reference.release()
+        }
     }
 }
