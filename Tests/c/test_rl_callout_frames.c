@@ -5,7 +5,7 @@
  * observer, timer, version-0 source, version-1 source (descriptor),
  * performed function — finds among its callers the library's trampoline
  * for its kind (Loop.callOutToObserver, …Timer, …Source, …Descriptor,
- * …Blocks, Sources/RunLoopCore/Loop/Callouts.swift), and no other.
+ * …Block, Sources/RunLoopCore/Loop/Callouts.swift), and no other.
  *
  * The library exports RL* symbols only, so dladdr() cannot name a frame
  * inside it: the test reads the trampolines' address ranges from the
@@ -29,7 +29,7 @@
 
 enum { OBSERVER, TIMER, SOURCE, DESCRIPTOR, BLOCK, KINDS };
 static const char *const trampoline[KINDS] = {
-    "callOutToObserver", "callOutToTimer", "callOutToSource", "callOutToDescriptor", "callOutToBlocks",
+    "callOutToObserver", "callOutToTimer", "callOutToSource", "callOutToDescriptor", "callOutToBlock",
 };
 
 /* Where each trampoline is in memory (the symbols whose names contain

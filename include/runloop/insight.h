@@ -160,19 +160,18 @@ typedef struct {
     uint64_t version1Performed;        /* version-1 source callouts */
     uint64_t observersCalled;
     uint64_t blocksRun;
-    /* The longest callout.  Consecutive callouts of one step (its
-     * signalled sources, observers, ...) share one clock reading between
-     * them, so a callout is timed from the end of the previous one and
-     * includes the library's bookkeeping between the two (tens of
-     * nanoseconds).  The timers due in one pass share readings the same
-     * way (a timer's duration also includes the removal or rescheduling of
-     * the timer before it, and its lateness is measured from the reading
-     * that starts it).  The queued blocks a step runs back to back are
-     * timed as one batch (two readings, however many blocks) unless a
-     * trace or the stall monitor is on: for blocks this is the longest
-     * such batch, an upper bound on each block's time and exact when the
-     * batch held one block (with a trace or the stall monitor, each block
-     * is timed on its own). */
+    /* The longest callout.  The callouts one step makes back to back (its
+     * observers of one activity, its signalled sources, its ready
+     * descriptors, its queued blocks) are timed as one batch, two clock
+     * readings however many callouts, unless a trace or the stall monitor
+     * is on: this is then the longest such batch, an upper bound on each
+     * callout's time, exact when the batch held one callout.  Timers, and
+     * every callout while a trace or the stall monitor is on, are timed
+     * each on its own: from the end of the previous callout of the step,
+     * so a callout's time includes the library's bookkeeping between the
+     * two (tens of nanoseconds; for a timer, the removal or rescheduling
+     * of the timer before it), and a timer's lateness is measured from
+     * the reading that starts it. */
     uint64_t longestCalloutNanoseconds;
     RLRunLoopCalloutKind longestCalloutKind;
     uint32_t reserved2;
@@ -190,9 +189,9 @@ typedef struct {
  * this reads each one atomically, so a copy taken while the loop runs may
  * mix counters from two adjacent moments.  stats NULL, or size smaller than
  * the fields up to `passes`: error, nothing written.  Counting is always
- * on; it costs a few relaxed stores per pass and one clock reading per
- * callout (plus one per step that calls out), or two per batch of queued
- * blocks; see longestCalloutNanoseconds. */
+ * on; it costs a few relaxed stores per pass, two clock readings per step
+ * that calls out, and one more per timer fired; see
+ * longestCalloutNanoseconds. */
 void RLRunLoopGetStatistics(RLRunLoopRef rl, RLRunLoopStatistics *stats);
 /* Sets every counter to 0.  Any thread (a pass in progress on the loop's
  * thread may add to the fresh counters a value it read before the reset). */

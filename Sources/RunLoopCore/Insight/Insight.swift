@@ -34,15 +34,15 @@ package enum WakeCause: UInt8 {
 /// What one loop lets the outside see: its counters, the step it is in
 /// (published for the stall monitor's watchdog), and its trace.
 ///
-/// The pass reports each step (`enter`) and each callout (`calloutBegan`
-/// / `calloutEnded`).  With neither the stall monitor nor a trace on, a
-/// step costs one relaxed atomic load; a callout costs one clock reading
-/// and a few counter stores: it is timed from a mark, the end of the
-/// previous callout of its step (or a reading just before the first), so
-/// a batch of n callouts reads the clock n + 1 times.  The queued blocks
-/// of a step are timed as one batch instead (two readings, see
-/// `timesEachCallout`).  With a trace or the stall monitor on, each
-/// callout also reads its exact start.
+/// The pass reports each step (`enter`) and the callouts it makes
+/// (`CalloutTiming`).  With neither the stall monitor nor a trace on, a
+/// step costs one relaxed atomic load, and its callouts are timed as one
+/// batch (two clock readings and a few counter stores), except timers:
+/// each reports itself (`calloutBegan` / `calloutEnded`), timed from a
+/// mark, the end of the previous callout of its step (or a reading just
+/// before the first), so n timers read the clock n + 1 times.  With a
+/// trace or the stall monitor on, every callout reports itself, and also
+/// reads its exact start.
 /// Loop-thread state is plain; what other threads read is atomic.
 package final class Insight: @unchecked Sendable {
     package static let stallBit: UInt8 = 1

@@ -5,25 +5,23 @@
 ///
 ///     my_timer_callback
 ///     Timer.fire()
-///     Loop.callOutToTimer(_:due:since:)
+///     Loop.callOutToTimer(_:due:_:)
 ///     Loop.fireDueTimers(_:)
 ///     Loop.runPasses(…)
 ///
-/// Each is timed by `timed` (Insight): from `mark`, a clock reading taken
-/// just before the step's first callout and moved to the end of each, so a
-/// step of n callouts reads the clock n + 1 times.
+/// Each is timed by the step's `CalloutTiming`.
 extension Loop {
     /// Calls `observer` for `activity`.
     @inline(never)
-    package func callOutToObserver(_ observer: Observer, _ activity: UInt, since mark: inout UInt64) {
-        timed(.observer, observer.handle, since: &mark) { _ in observer.callOut(activity) }
+    package func callOutToObserver(_ observer: Observer, _ activity: UInt, _ timing: inout CalloutTiming) {
+        timing.time(observer.handle, insight) { _ in observer.callOut(activity) }
     }
 
     /// Fires `timer`, due at `deadline` (its lateness is counted from the
     /// callout's start).
     @inline(never)
-    package func callOutToTimer(_ timer: Timer, due deadline: UInt64, since mark: inout UInt64) {
-        timed(.timer, timer.handle, since: &mark) { start in
+    package func callOutToTimer(_ timer: Timer, due deadline: UInt64, _ timing: inout CalloutTiming) {
+        timing.time(timer.handle, insight) { start in
             insight.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs)
             timer.fire()
         }
@@ -31,49 +29,84 @@ extension Loop {
 
     /// Performs a signalled version-0 source.
     @inline(never)
-    package func callOutToSource(_ source: Source, since mark: inout UInt64) {
-        timed(.source, source.handle, since: &mark) { _ in source.perform() }
+    package func callOutToSource(_ source: Source, _ timing: inout CalloutTiming) {
+        timing.time(source.handle, insight) { _ in source.perform() }
     }
 
     /// Performs a version-1 source whose descriptor is ready for `events`.
     @inline(never)
-    package func callOutToDescriptor(_ source: Source, _ events: UInt32, since mark: inout UInt64) {
-        timed(.descriptor, source.handle, since: &mark) { _ in source.handleReady(events) }
+    package func callOutToDescriptor(_ source: Source, _ events: UInt32, _ timing: inout CalloutTiming) {
+        timing.time(source.handle, insight) { _ in source.handleReady(events) }
     }
 
-    /// Runs queued blocks in order, each followed by its dispose (which
-    /// may release a closure's captures: part of its callout).  Timed as
-    /// one batch (two clock readings) unless a trace or the stall monitor
-    /// needs each on its own (`Insight.timesEachCallout`).
+    /// Runs a queued block, then its dispose (which may release a
+    /// closure's captures: part of its callout).
     @inline(never)
-    package func callOutToBlocks(_ blocks: [QueuedBlock]) {
-        if insight.timesEachCallout {
-            var mark = Clock.monotonicNow()
-            for block in blocks {
-                timed(.block, 0, since: &mark) { _ in
-                    block.run()
-                    block.dispose()
-                }
-            }
+    package func callOutToBlock(_ block: QueuedBlock, _ timing: inout CalloutTiming) {
+        timing.time(0, insight) { _ in
+            block.run()
+            block.dispose()
+        }
+    }
+}
+
+/// How one step of a pass times its callouts of one kind, for the
+/// statistics (and, with a trace or the stall monitor on, for those).
+///
+/// A clock reading costs ~36 ns on our VMs, as much as the rest of a
+/// descriptor's callout path: so a step's callouts are timed as one batch,
+/// two readings however many callouts, and the batch counts as one callout
+/// for the longest-callout statistic (an upper bound on each, exact when
+/// the batch held one).  Each callout is timed on its own, from a mark
+/// (the end of the previous one: n + 1 readings for n callouts), when
+/// a trace or the stall monitor is on (`Insight.timesEachCallout`: they
+/// need each callout's bounds), and always for timers, whose lateness is
+/// counted from their own start.  (Timing each descriptor callout cost
+/// 7% on the fds 1000 row of scripts/bench.sh, 5% of its instructions.)
+package struct CalloutTiming {
+    private let kind: CalloutKind
+    private let each: Bool
+    /// Each on its own: the end of the previous callout.  A batch: its start.
+    private var mark: UInt64
+    /// A batch: the callouts made so far.
+    private var count: UInt64 = 0
+
+    /// Starts timing a step's callouts of `kind` (the first clock reading).
+    @inline(__always)
+    package init(_ kind: CalloutKind, _ insight: Insight) {
+        self.kind = kind
+        each = kind == .timer || insight.timesEachCallout
+        mark = Clock.monotonicNow()
+    }
+
+    /// Calls `body`, one callout of `item` (a handle, or 0), timed.  `body`
+    /// gets the callout's start: the mark, or a fresh reading when a trace
+    /// or the stall monitor is on (Insight.calloutBegan); a batch's start
+    /// for a callout in a batch.
+    @inline(__always)
+    package mutating func time(_ item: UInt64, _ insight: Insight, _ body: (_ start: UInt64) -> Void) {
+        if each {
+            let start = insight.calloutBegan(kind, item: UInt(item), mark: mark)
+            body(start)
+            mark = insight.calloutEnded(kind, item: UInt(item), start: start)
         } else {
-            let start = Clock.monotonicNow()
-            for block in blocks {
-                block.run()
-                block.dispose()
-            }
-            insight.statistics.callouts(.block, count: UInt64(blocks.count), took: Clock.monotonicNow() &- start)
+            body(mark)
+            count += 1
         }
     }
 
-    /// Calls `body` as a callout of `kind` on `item` (a handle, or 0),
-    /// timed from `mark`, which it moves to the callout's end.  `body` gets
-    /// the callout's start: `mark`, or a fresh reading when a trace or the
-    /// stall monitor is on (Insight.calloutBegan).
+    /// Leaves out of the next callout's time what the step did since the
+    /// last one (work of its own, such as invalidating an item).  For a
+    /// callout timed on its own: a batch includes it.
     @inline(__always)
-    private func timed(_ kind: CalloutKind, _ item: UInt64, since mark: inout UInt64,
-                       _ body: (_ start: UInt64) -> Void) {
-        let start = insight.calloutBegan(kind, item: UInt(item), mark: mark)
-        body(start)
-        mark = insight.calloutEnded(kind, item: UInt(item), start: start)
+    package mutating func skip() {
+        if each { mark = Clock.monotonicNow() }
+    }
+
+    /// The step's callouts are done: records a batch (the second reading).
+    @inline(__always)
+    package func finish(_ insight: Insight) {
+        guard !each, count > 0 else { return }
+        insight.statistics.callouts(kind, count: count, took: Clock.monotonicNow() &- mark)
     }
 }

@@ -149,16 +149,17 @@ extension Loop {
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
         }
         guard !interested.isEmpty else { return }
-        var mark = Clock.monotonicNow()
+        var timing = CalloutTiming(.observer, insight)
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
-            callOutToObserver(observer, activity, since: &mark)
+            callOutToObserver(observer, activity, &timing)
             observer.firing = false
             if !observer.repeats {
                 observer.invalidate()
-                mark = Clock.monotonicNow()  // not part of the next callout
+                timing.skip()
             }
         }
+        timing.finish(insight)
     }
 
     /// Performs the version-1 sources whose descriptors are ready, all of
@@ -172,12 +173,13 @@ extension Loop {
         reportDescriptorProblems()
         let handled = !found.isEmpty
         if handled {
-            var mark = Clock.monotonicNow()
+            var timing = CalloutTiming(.descriptor, insight)
             for entry in found {
                 entry.take { source in
-                    if source.isValid { callOutToDescriptor(source, entry.events, since: &mark) }
+                    if source.isValid { callOutToDescriptor(source, entry.events, &timing) }
                 }
             }
+            timing.finish(insight)
         }
         found.removeAll(keepingCapacity: true)
         spareReadySources = found

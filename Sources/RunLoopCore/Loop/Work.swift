@@ -12,7 +12,9 @@ extension Loop {
         spareBlocks = []
         lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }
         if !ready.isEmpty {
-            callOutToBlocks(ready)
+            var timing = CalloutTiming(.block, insight)
+            for block in ready { callOutToBlock(block, &timing) }
+            timing.finish(insight)
             ready.removeAll(keepingCapacity: true)
         }
         spareBlocks = ready
@@ -40,7 +42,7 @@ extension Loop {
             if ready.count > 1 {
                 ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
             }
-            var mark = Clock.monotonicNow()
+            var timing = CalloutTiming(.source, insight)
             for (index, source) in ready.enumerated() {
                 if handled && returnAfterSourceHandled {
                     let rest = ready[index...]
@@ -48,9 +50,10 @@ extension Loop {
                     break
                 }
                 guard source.isValid, source.claimPerform() else { continue }
-                callOutToSource(source, since: &mark)
+                callOutToSource(source, &timing)
                 handled = true
             }
+            timing.finish(insight)
             ready.removeAll(keepingCapacity: true)
         }
         spareSources = ready

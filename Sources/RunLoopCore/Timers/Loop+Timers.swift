@@ -74,14 +74,14 @@ extension Loop {
                 due.append(DueTimer(timer: unmanaged, deadline: entry.deadline, epoch: epoch))
             }
         }
-        // One clock reading per timer, as for the other steps: each callout
-        // starts at the reading that ended the previous one.
-        var mark = Clock.monotonicNow()
+        // One clock reading per timer (CalloutTiming): each callout starts
+        // at the reading that ended the previous one.
+        var timing = CalloutTiming(.timer, insight)
         for i in 0 ..< due.count {
             let firing = due[i]
             // The pass's reference keeps the timer alive until the release below.
             firing.timer._withUnsafeGuaranteedRef { timer in
-                if timer.isValid { callOutToTimer(timer, due: firing.deadline, since: &mark) }
+                if timer.isValid { callOutToTimer(timer, due: firing.deadline, &timing) }
                 if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
             }
             // The pass's reference: for most expired timers the last one.
