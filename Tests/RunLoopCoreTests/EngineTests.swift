@@ -567,6 +567,38 @@ extension Result {
     }
 }
 
+@Suite struct DescriptorSourcesTests {
+    /// The sources of one descriptor keep the order they were added in
+    /// through removals from the front, the middle and the end, and
+    /// removing the last one says so.
+    @Test func sourcesKeepTheirOrderThroughRemovals() {
+        let made = (0..<4).map { _ in makeSource {} }
+        func listed(_ list: DescriptorSources) -> [ObjectIdentifier] {
+            var seen: [ObjectIdentifier] = []
+            list.forEach { seen.append(ObjectIdentifier($0)) }
+            return seen
+        }
+        var list = DescriptorSources(made[0])
+        for source in made.dropFirst() { list.append(source) }
+        #expect(listed(list) == made.map(ObjectIdentifier.init))
+        let r1 = list.remove(made[2])  // the middle
+        #expect(r1)
+        #expect(listed(list) == [0, 1, 3].map { ObjectIdentifier(made[$0]) })
+        let r2 = list.remove(made[0])  // the first: the next one moves up
+        #expect(r2)
+        #expect(listed(list) == [1, 3].map { ObjectIdentifier(made[$0]) })
+        let r3 = list.remove(made[2])  // not here: nothing changes
+        #expect(r3)
+        #expect(listed(list) == [1, 3].map { ObjectIdentifier(made[$0]) })
+        let r4 = list.remove(made[3])  // the end
+        #expect(r4)
+        #expect(listed(list) == [ObjectIdentifier(made[1])])
+        let r5 = list.remove(made[1])  // the last one
+        #expect(!r5)
+        for source in made { source.invalidate() }
+    }
+}
+
 @Suite struct FastPathLayoutTests {
     /// The opt-in inline fast paths (include/runloop/fastpath.h, layout
     /// RL_FAST_PATH_LAYOUT = `fastPathLayout`, which test_rl_fastpath

@@ -37,18 +37,6 @@ package struct DescriptorMap<Value> {
         set { self[fd] = newValue }
     }
 
-    /// Calls `body` with each element of `fd`'s list, in place: no copy
-    /// of the list, and no reference taken on the elements.
-    @inline(__always)
-    package func forEach<Element>(at fd: Int32, _ body: (Element) -> Void) where Value == [Element] {
-        guard fd >= 0 && Int(fd) < values.count else { return }
-        values.withUnsafeBufferPointer { slots in
-            slots[Int(fd)]?.withUnsafeBufferPointer { elements in
-                for i in elements.indices { body(elements[i]) }
-            }
-        }
-    }
-
     /// The numbers that have a value, in increasing order.
     package var keys: [Int32] {
         var keys: [Int32] = []

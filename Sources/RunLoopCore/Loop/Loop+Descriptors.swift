@@ -110,7 +110,7 @@ extension Loop {
                 rebuilt = true
                 continue
             }
-            sourcesByDescriptor.forEach(at: r.fd) { source in
+            sourcesByDescriptor[r.fd]?.forEach { source in
                 guard source.isValid else { return }
                 let events = r.events & (source.interest | always)
                 guard events != 0 else { return }

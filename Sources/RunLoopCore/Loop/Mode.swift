@@ -11,7 +11,7 @@ package final class Mode {
     /// bucket (a dictionary from ObjectIdentifier to the source took 16).
     @exclusivity(unchecked) var sources: Set<Member> = []
     /// The version-1 sources among `sources`, by descriptor.
-    @exclusivity(unchecked) var descriptorSources = DescriptorMap<[Source]>()
+    @exclusivity(unchecked) var descriptorSources = DescriptorMap<DescriptorSources>()
     /// Sorted by (order, time of addition).
     @exclusivity(unchecked) var observers: [(observer: Observer, added: UInt64)] = []
     /// The union of the observers' activity masks.
@@ -41,14 +41,19 @@ package final class Mode {
 
     package func insertSource(_ source: Source) {
         sources.insert(Member(source: source))
-        if source.isVersion1 { descriptorSources[source.descriptor, default: []].append(source) }
+        if source.isVersion1 {
+            if descriptorSources[source.descriptor] == nil {
+                descriptorSources[source.descriptor] = DescriptorSources(source)
+            } else {
+                descriptorSources[source.descriptor]?.append(source)
+            }
+        }
     }
 
     package func removeSource(_ source: Source) -> Bool {
         guard sources.remove(Member(source: source)) != nil else { return false }
         if source.isVersion1 {
-            descriptorSources[source.descriptor]?.removeAll { $0 === source }
-            if descriptorSources[source.descriptor]?.isEmpty == true { descriptorSources[source.descriptor] = nil }
+            if descriptorSources[source.descriptor]?.remove(source) == false { descriptorSources[source.descriptor] = nil }
         }
         return true
     }
@@ -67,7 +72,8 @@ package final class Mode {
     package func watch(for fd: Int32) -> Watch? {
         guard let list = descriptorSources[fd] else { return nil }
         var watch = Watch(events: 0, sources: [])
-        for source in list where source.isValid && source.interest != 0 {
+        list.forEach { source in
+            guard source.isValid && source.interest != 0 else { return }
             watch.events |= source.interest
             watch.sources.append(source.handle)
         }
@@ -118,5 +124,49 @@ package final class Mode {
     package func resetTimers() {
         timers.reset()
         timerHint.store(0, ordering: .releasing)
+    }
+}
+
+/// The version-1 sources of one mode on one descriptor, in the order they
+/// were added: nearly always one, kept inline.  Unretained: the mode's
+/// `sources` holds its reference to each, and the two change together,
+/// under the loop's lock.  (An array per descriptor cost an allocation and
+/// a retain and release of the array for each ready descriptor, on memory
+/// a burst of reads has just pushed out of the cache.)
+struct DescriptorSources {
+    private var first: Unmanaged<Source>
+    /// The others, nil when there are none.
+    private var others: [Unmanaged<Source>]?
+
+    init(_ source: Source) {
+        first = .passUnretained(source)
+        others = nil
+    }
+
+    mutating func append(_ source: Source) {
+        others = (others ?? []) + [.passUnretained(source)]
+    }
+
+    /// Removes `source` if it is here.  False when it was the last one:
+    /// the caller drops the entry.
+    mutating func remove(_ source: Source) -> Bool {
+        let target = Unmanaged.passUnretained(source).toOpaque()
+        if first.toOpaque() == target {
+            guard var rest = others else { return false }
+            first = rest.removeFirst()
+            others = rest.isEmpty ? nil : rest
+        } else {
+            others?.removeAll { $0.toOpaque() == target }
+            if others?.isEmpty == true { others = nil }
+        }
+        return true
+    }
+
+    /// Calls `body` with each source, in order.  Lock held (which keeps
+    /// them alive: see the type's comment).
+    @inline(__always)
+    func forEach(_ body: (Source) -> Void) {
+        first._withUnsafeGuaranteedRef(body)
+        if let others { for source in others { source._withUnsafeGuaranteedRef(body) } }
     }
 }
