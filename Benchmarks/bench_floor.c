@@ -138,7 +138,7 @@ static void bench_lateness(long fires)
 
 /* 1,000 pipes in one epoll set: write a byte to each, then epoll_wait
  * (256 at a time) and read until all 1,000 were drained. */
-static void bench_fds(long rounds)
+static void bench_fds(long rounds, B_UNUSED long unused)
 {
     enum { FDS = 1000 };
     need_fds(2 * FDS + 64);
@@ -217,8 +217,8 @@ int main(int argc, char **argv)
     if (!strcmp(w, "pingpong")) bench_pingpong(arg_long(argc, argv, 2, 100000));
     else if (!strcmp(w, "signal")) bench_signal((int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
     else if (!strcmp(w, "lateness")) bench_lateness(arg_long(argc, argv, 2, 500));
-    else if (!strcmp(w, "fds")) bench_fds(arg_long(argc, argv, 2, 20));
-    else if (!strcmp(w, "fdone")) bench_fdone(arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
+    else if (!strcmp(w, "fds")) on_own_thread(bench_fds, arg_long(argc, argv, 2, 20), 0);
+    else if (!strcmp(w, "fdone")) on_own_thread(bench_fdone, arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
     else if (!strcmp(w, "perform") || !strcmp(w, "timers") || !strcmp(w, "sources") ||
              !strcmp(w, "idle") || !strcmp(w, "memory")) return 0;
     else { fprintf(stderr, "usage: %s pingpong|signal|lateness [args]\n", argv[0]); return 2; }

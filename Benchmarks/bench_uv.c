@@ -216,7 +216,7 @@ static void hotcall_run(uv_timer_t *t)
     uv_close((uv_handle_t *)&h->timer, NULL);
 }
 
-static void bench_hotcall(long items)
+static void bench_hotcall(long items, B_UNUSED long unused)
 {
     struct hotcall h;
     memset(&h, 0, sizeof h);
@@ -234,7 +234,7 @@ static void bench_hotcall(long items)
 static long g_fired, g_n;
 static void timer_fired(uv_timer_t *t) { (void)t; g_fired++; }
 
-static void bench_timers(long n)
+static void bench_timers(long n, B_UNUSED long unused)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -310,7 +310,7 @@ static void fd_ready(uv_poll_t *h, int status, int events)
     if (uv_fileno((uv_handle_t *)h, &fd) == 0 && read(fd, &c, 1) == 1) g_drained++;
 }
 
-static void bench_fds(long rounds)
+static void bench_fds(long rounds, B_UNUSED long unused)
 {
     need_fds(2 * FDS + 64);
     uv_loop_t loop;
@@ -469,15 +469,15 @@ int main(int argc, char **argv)
         bench_flood(!!strcmp(w, "perform"), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
     } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone") || !strcmp(w, "hotcallfn") || !strcmp(w, "hotonefn")) {
         hot_name = w;  /* uv_async_send is one call: the same run under both names */
-        bench_hotcall(arg_long(argc, argv, 2, 10000000));
+        on_own_thread(bench_hotcall, arg_long(argc, argv, 2, 10000000), 0);
     } else if (!strcmp(w, "timers")) {
-        bench_timers(arg_long(argc, argv, 2, 1000));
+        on_own_thread(bench_timers, arg_long(argc, argv, 2, 1000), 0);
     } else if (!strcmp(w, "sources")) {
-        bench_sources(arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
+        on_own_thread(bench_sources, arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
     } else if (!strcmp(w, "fds")) {
-        bench_fds(arg_long(argc, argv, 2, 20));
+        on_own_thread(bench_fds, arg_long(argc, argv, 2, 20), 0);
     } else if (!strcmp(w, "fdone")) {
-        bench_fdone(arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
+        on_own_thread(bench_fdone, arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000));
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
