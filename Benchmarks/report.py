@@ -130,9 +130,17 @@ def speedup(rl, peer, higher):
     return rl / peer if higher else peer / rl
 
 
-def targets(med):
+def targets(med, runs):
     def g(w, m, i):
         return med.get((w, m, i))
+
+    def paired(w, m, a, b):
+        """The median of a/b over the repetitions: bench.sh runs the
+        implementations of a workload one after the other in each
+        repetition, so a pair shares the VM's state of the moment."""
+        xs, ys = runs.get((w, m, a), []), runs.get((w, m, b), [])
+        ratios = [x / y for x, y in zip(xs, ys) if y]
+        return statistics.median(ratios) if ratios and len(xs) == len(ys) else None
 
     out = []
 
@@ -186,14 +194,23 @@ def targets(med):
               f"{ratio:.2f}× (median of the runs' interleaved ratios{across})")
     elif s1 and s10k:
         check("1 of 10,000 sources ≤ 1.5× the only source", s10k <= 1.5 * s1, f"{s10k / s1:.2f}×")
+    # The descriptor targets use the ratio of each repetition's adjacent
+    # runs (`paired`); the ratio of the medians is shown beside it.
     r, u, f = g("fds1000", "per_burst", "runloop"), g("fds1000", "per_burst", "uv"), g("fds1000", "per_burst", "floor")
-    if r and u:
-        check("1,000 ready fds ≤ libuv", r <= u, f"{r / u:.2f}× libuv")
-    if r and f:
-        check("1,000 ready fds ≤ 1.1× the epoll floor", r <= 1.1 * f, f"{r / f:.2f}× floor")
+    for peer, median, name, bound in (("uv", u, "libuv", 1.0), ("floor", f, "the epoll floor", 1.1)):
+        ratio = paired("fds1000", "per_burst", "runloop", peer)
+        if r and median and ratio:
+            check(f"1,000 ready fds ≤ {'' if bound == 1.0 else f'{bound}× '}{name}", ratio <= bound,
+                  f"{ratio:.2f}× (median of the runs' paired ratios; of the medians {r / median:.2f}×)")
     d1, d10k = g("fdone1", "per_ready", "runloop"), g("fdone10000", "per_ready", "runloop")
     if d1 and d10k:
-        check("1 ready fd of 10,000 registered ≤ 1.2× of 1 registered", d10k <= 1.2 * d1, f"{d10k / d1:.2f}×")
+        # The same ratio for libuv and the floor: how much of it is the
+        # kernel's and the cache's, which no loop can take away.
+        others = [f"{name} {g('fdone10000', 'per_ready', i) / g('fdone1', 'per_ready', i):.2f}×"
+                  for i, name in (("uv", "libuv"), ("floor", "the epoll floor"))
+                  if g("fdone1", "per_ready", i) and g("fdone10000", "per_ready", i)]
+        check("1 ready fd of 10,000 registered ≤ 1.2× of 1 registered", d10k <= 1.2 * d1,
+              f"{d10k / d1:.2f}×" + (f" (the same ratio for {', '.join(others)})" if others else ""))
     w0, w1 = g("idle", "wakeups", "runloop"), g("idle_timer", "wakeups", "runloop")
     if w0 is not None:
         check("zero wake-ups idle with no timers", w0 == 0, f"{w0:g} wake-ups")
@@ -328,7 +345,7 @@ def main():
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {r(vs_cf)} | {r(vs_fl)} |")
     table = "\n".join(lines)
     embed_table = embedding(runs, units)
-    tgt = "\n".join(targets(med_by))
+    tgt = "\n".join(targets(med_by, runs))
     nreps = max((len(v) for v in runs.values()), default=0)
     md = f"""# runloop benchmark results
 
