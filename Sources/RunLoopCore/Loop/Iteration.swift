@@ -14,22 +14,21 @@ extension Loop {
     /// without sleeping).
     package func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
         if isMain { ensureMainQueueSource() }
-        let started: RunFrame? = lock.withLock {
+        let started: (mode: Mode, depth: Int)? = lock.withLock {
             guard !isDead, !name.isCommonModes, let mode = existingModeLocked(name), !isEmptyLocked(mode) else { return nil }
-            let frame = RunFrame(mode: mode)
-            runs.append(frame)
+            runs.append(RunFrame(mode: mode))
             reconcileDescriptorsLocked(mode)
-            return frame
+            return (mode, runs.count - 1)
         }
-        guard let frame = started else { return .finished }
+        guard let (mode, depth) = started else { return .finished }
         // 0 means "one pass, do not sleep".
         let deadline = seconds > 0 ? Clock.deadline(after: seconds, from: Clock.monotonicNow()) : 0
 
         let saved = insight.runBegins(name)
         poller.acceptWakeUps()
-        step(.entry, frame.mode)
-        let result = runPasses(frame, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
-        step(.exit, frame.mode)
+        step(.entry, mode)
+        let result = runPasses(mode, depth: depth, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
+        step(.exit, mode)
         insight.runEnds(saved)
 
         let outermost = lock.withLock { () -> Bool in
@@ -44,8 +43,11 @@ extension Loop {
     }
 
     /// The passes of a run, until one decides that the run ends.
-    private func runPasses(_ frame: RunFrame, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
-        let mode = frame.mode
+    /// `depth`: the run's frame in `runs`.
+    private func runPasses(_ mode: Mode, depth: Int, deadline: UInt64, returnAfterSourceHandled: Bool) -> RunResult {
+        // When the passes began to perform signalled sources back to back
+        // (0: the last pass performed none).  See `giveWay`.
+        var busySince: UInt64 = 0
         while true {
             insight.statistics.bump(.passes)
             poller.acceptWakeUps()
@@ -54,7 +56,8 @@ extension Loop {
             step(.blocks, mode)
             runBlocks(mode)
             step(.sources, mode)
-            let handledSource = performSignalledSources(frame, returnAfterSourceHandled: returnAfterSourceHandled)
+            let handledSource = performSignalledSources(mode, returnAfterSourceHandled: returnAfterSourceHandled,
+                                                        busySince: &busySince)
             if handledSource {
                 step(.blocks, mode)
                 runBlocks(mode)
@@ -71,7 +74,7 @@ extension Loop {
             step(.blocks, mode)
             runBlocks(mode)
             let handled = (handledSource || handledDescriptor) && returnAfterSourceHandled
-            if let result = outcome(frame, deadline: deadline, handledSource: handled) { return result }
+            if let result = outcome(mode, depth: depth, deadline: deadline, handledSource: handled) { return result }
         }
     }
 
@@ -117,15 +120,15 @@ extension Loop {
     }
 
     /// The pass's last step: whether this run ends after it, and how.
-    private func outcome(_ frame: RunFrame, deadline: UInt64, handledSource: Bool) -> RunResult? {
+    private func outcome(_ mode: Mode, depth: Int, deadline: UInt64, handledSource: Bool) -> RunResult? {
         if handledSource { return .handledSource }
         if deadline == 0 || Clock.monotonicNow() >= deadline { return .timedOut }
         return lock.withLock {
-            if frame.stopped || stopsEveryRun.load(ordering: .acquiring) {
-                frame.stopped = false
+            if runs[depth].stopped || stopsEveryRun.load(ordering: .acquiring) {
+                runs[depth].stopped = false
                 return .stopped
             }
-            if isDead || isEmptyLocked(frame.mode) { return .finished }
+            if isDead || isEmptyLocked(mode) { return .finished }
             return nil
         }
     }

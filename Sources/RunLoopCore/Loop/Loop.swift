@@ -2,15 +2,10 @@ import CRunLoopShims
 import Synchronization
 
 /// A run of the loop in progress (the innermost is the last).
-package final class RunFrame {
+package struct RunFrame {
     package let mode: Mode
-    // The loop's thread only; declared @exclusivity(unchecked) (docs/design.md,
-    // "Exclusivity checks").
-    @exclusivity(unchecked) var stopped = false
-    /// When the run's passes began to perform signalled sources back to
-    /// back (0: the last pass performed none).  See `Loop.giveWay`.
-    @exclusivity(unchecked) var busySince: UInt64 = 0
-    package init(mode: Mode) { self.mode = mode }
+    /// RLRunLoopStop asked this run to end.
+    var stopped = false
 }
 
 /// A thread's run loop: its modes, common modes and common items, queued
@@ -51,7 +46,10 @@ package final class Loop: Object, @unchecked Sendable {
     /// the slot is about to go to another object.
     @exclusivity(unchecked) var finalized = false
     /// The runs in progress, innermost last (pushed and popped by the
-    /// loop's thread, read by any thread under the lock).
+    /// loop's thread, read by any thread under the lock).  A run finds its
+    /// own frame by its depth, the frame's index: the frames under it stay
+    /// until it ends.  (Values, not objects: a frame object cost an
+    /// allocation and a free per RLRunLoopRunInMode, ~250 instructions.)
     @exclusivity(unchecked) var runs: [RunFrame] = []
     /// The name of the mode the loop is waited for in from outside (the
     /// last RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift):
@@ -184,7 +182,7 @@ package final class Loop: Object, @unchecked Sendable {
     package var allModeNames: [ModeName] { lock.withLock { modes.names } }
 
     package func stop() {
-        lock.withLock { runs.last?.stopped = true }
+        lock.withLock { if !runs.isEmpty { runs[runs.count - 1].stopped = true } }
         poller.wakeUp()
     }
 

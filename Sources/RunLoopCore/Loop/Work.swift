@@ -25,9 +25,10 @@ extension Loop {
     /// `returnAfterSourceHandled`, performs one and leaves the rest pending.
     /// A run whose passes keep performing sources gives way now and then
     /// (`giveWay`).
-    package func performSignalledSources(_ frame: RunFrame, returnAfterSourceHandled: Bool) -> Bool {
-        let handled = performSignalled(frame.mode, returnAfterSourceHandled: returnAfterSourceHandled)
-        frame.busySince = handled ? giveWay(busySince: frame.busySince) : 0
+    package func performSignalledSources(_ mode: Mode, returnAfterSourceHandled: Bool,
+                                         busySince: inout UInt64) -> Bool {
+        let handled = performSignalled(mode, returnAfterSourceHandled: returnAfterSourceHandled)
+        busySince = handled ? giveWay(busySince: busySince) : 0
         return handled
     }
 
