@@ -93,30 +93,27 @@ extension Loop {
     /// without it.  Lock held.
     package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready], into found: inout [ReadySource]) {
         let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
-        var ready = polled
-        if poller.hasAlwaysReady.load(ordering: .relaxed) {
-            for (fd, events) in poller.alwaysReady { ready.append(Poller.Ready(fd: fd, events: events)) }
-        }
-        found.reserveCapacity(ready.count)
+        found.reserveCapacity(polled.count)
         var firstOrder: Int?
         var ordersDiffer = false
         var rebuilt = false
-        // One read of the mode's table for the whole burst, not one
-        // (exclusivity-checked) access per descriptor.
-        let sourcesByDescriptor = mode.descriptorSources
-        for r in ready {
+        func add(_ r: Poller.Ready) {
             if poller.isGhost(r) {
                 if !rebuilt { poller.rebuildWaitSet(ghost: r.fd) }
                 rebuilt = true
-                continue
+                return
             }
-            sourcesByDescriptor[r.fd]?.forEach { source in
+            mode.descriptorSources[r.fd]?.forEach { source in
                 guard source.isValid else { return }
                 let events = r.events & (source.interest | always)
                 guard events != 0 else { return }
                 if firstOrder == nil { firstOrder = source.order } else if firstOrder != source.order { ordersDiffer = true }
                 found.append(ReadySource(source: source, events: events))
             }
+        }
+        for r in polled { add(r) }
+        if poller.hasAlwaysReady.load(ordering: .relaxed) {
+            for (fd, events) in poller.alwaysReady { add(Poller.Ready(fd: fd, events: events)) }
         }
         // Usually every source has the same order: nothing to sort.
         if ordersDiffer { found.sort { $0.order < $1.order } }
