@@ -184,7 +184,7 @@ extension Loop {
             }
             timing.finish(insight)
         }
-        found.removeAll(keepingCapacity: true)
+        found.removeAllKeepingStorage()
         spareReadySources = found
         return handled
     }

@@ -15,7 +15,7 @@ extension Loop {
             var timing = CalloutTiming(.block, insight)
             for block in ready { callOutToBlock(block, &timing) }
             timing.finish(insight)
-            ready.removeAll(keepingCapacity: true)
+            ready.removeAllKeepingStorage()
         }
         spareBlocks = ready
     }
@@ -55,7 +55,7 @@ extension Loop {
                 handled = true
             }
             timing.finish(insight)
-            ready.removeAll(keepingCapacity: true)
+            ready.removeAllKeepingStorage()
         }
         spareSources = ready
         return handled
