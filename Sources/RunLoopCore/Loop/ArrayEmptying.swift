@@ -8,11 +8,19 @@ extension Array {
     /// costs ~15 an element.  (sources 1, callgrind: 6% of the pass; see
     /// the commit that added it.)
     @inline(__always)
-    mutating func removeAllKeepingStorage() {
-        if count <= 4 {
-            while !isEmpty { removeLast() }
-        } else {
+    mutating func removeAllKeepingStorage() { truncate(to: 0) }
+
+    /// Removes the elements from index `newCount` on (none if the array
+    /// is no longer), keeping the storage, the same way.
+    @inline(__always)
+    mutating func truncate(to newCount: Int) {
+        guard newCount < count else { return }
+        if count - newCount <= 4 {
+            while count > newCount { removeLast() }
+        } else if newCount == 0 {
             removeAll(keepingCapacity: true)
+        } else {
+            removeSubrange(newCount...)
         }
     }
 }

@@ -65,7 +65,7 @@ package struct QueuedWork {
                 kept += 1
             }
         }
-        if kept < blocks.count { blocks.removeSubrange(kept...) }
+        blocks.truncate(to: kept)
     }
 
     /// Collects, then moves the blocks meant for mode `name` into `ready`

@@ -8,8 +8,8 @@ extension Loop {
     /// Blocks queued meanwhile wait for the next call.
     package func runBlocks(_ mode: Mode) {
         guard mayHaveWork(.blocks, in: mode) else { return }
-        var ready = spareBlocks
-        spareBlocks = []
+        var ready: [QueuedBlock] = []
+        swap(&ready, &spareBlocks)  // empty: a nested run may have it
         lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }
         if !ready.isEmpty {
             var timing = CalloutTiming(.block, insight)
@@ -17,7 +17,7 @@ extension Loop {
             timing.finish(insight)
             ready.removeAllKeepingStorage()
         }
-        spareBlocks = ready
+        swap(&ready, &spareBlocks)
     }
 
     /// Performs the signalled sources of the run's mode by order (ties:
@@ -35,8 +35,8 @@ extension Loop {
     /// Performs the signalled sources of `mode` (see
     /// `performSignalledSources`); returns whether any was performed.
     private func performSignalled(_ mode: Mode, returnAfterSourceHandled: Bool) -> Bool {
-        var ready = spareSources
-        spareSources = []
+        var ready: [Source] = []
+        swap(&ready, &spareSources)  // empty: a nested run may have it
         lock.withLock { work.takePending(into: &ready) { pendingEntryLocked($0, mode) } }
         var handled = false
         if !ready.isEmpty {
@@ -44,20 +44,23 @@ extension Loop {
                 ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
             }
             var timing = CalloutTiming(.source, insight)
-            for (index, source) in ready.enumerated() {
+            for index in ready.indices {
                 if handled && returnAfterSourceHandled {
                     let rest = ready[index...]
                     lock.withLock { work.addPending(rest) }
                     break
                 }
-                guard source.isValid, source.claimPerform() else { continue }
-                callOutToSource(source, &timing)
-                handled = true
+                // `ready` holds a reference to each until it is emptied below.
+                Unmanaged.passUnretained(ready[index])._withUnsafeGuaranteedRef { source in
+                    guard source.isValid, source.claimPerform() else { return }
+                    callOutToSource(source, &timing)
+                    handled = true
+                }
             }
             timing.finish(insight)
             ready.removeAllKeepingStorage()
         }
-        spareSources = ready
+        swap(&ready, &spareSources)
         return handled
     }
 
