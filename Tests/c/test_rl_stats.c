@@ -7,6 +7,8 @@
  *   - another thread's RLRunLoopStop (a wake-up) ends a sleep as a wake-up;
  *   - a ready descriptor ends a sleep as a descriptor, and its version-1
  *     source is counted as performed;
+ *   - three ready descriptors are performed in one pass and counted, timed
+ *     as one batch: the longest callout (a descriptor) covers the slow one;
  *   - every observer callout, performed block and version-0 perform is counted;
  *   - a repeating 10 ms timer whose callout blocks 35 ms skips at least 3
  *     slots, and the longest callout (a timer) lasted at least 35 ms;
@@ -103,6 +105,18 @@ static void before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *in
     gate_post(&g_sleeping);
 }
 
+static int burst_port(void *info) { return ((int *)info)[0]; }
+static void burst_read(void *info)
+{
+    char c;
+    if (read(((int *)info)[0], &c, 1) != 1) TRACE("read failed");
+}
+static void burst_slow(void *info)
+{
+    burst_read(info);
+    usleep(20000);
+}
+
 static void scenario(void)
 {
     RLRunLoopRef rl = g_rl = RLRunLoopGetCurrent();
@@ -175,6 +189,35 @@ static void scenario(void)
     RLRelease(fs);
     RLRelease(f);
     close(p[1]);
+
+    /* a burst: three ready descriptors in one pass, timed as one batch;
+     * the second callout takes 20 ms, so the batch (the longest callout,
+     * an upper bound on each) lasts at least that */
+    RLRunLoopResetStatistics(rl);
+    int burst[3][2];
+    RLRunLoopSourceRef bs[3];
+    for (int i = 0; i < 3; i++) {
+        if (pipe(burst[i]) != 0) { TRACE("pipe failed"); return; }
+        RLRunLoopSourceContext1 c = {0};
+        c.version = 1;
+        c.info = burst[i];
+        c.getPort = burst_port;
+        c.perform = i == 1 ? burst_slow : burst_read;
+        bs[i] = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&c);
+        RLRunLoopAddSource(rl, bs[i], MODE("burst"));
+        if (write(burst[i][1], "x", 1) != 1) TRACE("write failed");
+    }
+    r = RLRunLoopRunInMode(MODE("burst"), 5.0, true);
+    s = stats_of(rl);
+    TRACE("burst of 3: %s, passes %llu, version-1 performed %llu, longest kind %s, longest >= 20 ms: %s",
+          result_name(r), (unsigned long long)s.passes, (unsigned long long)s.version1Performed,
+          RLRunLoopCalloutKindGetName(s.longestCalloutKind), yes_no(s.longestCalloutNanoseconds >= 20000000));
+    for (int i = 0; i < 3; i++) {
+        RLRunLoopSourceInvalidate(bs[i]);
+        RLRelease(bs[i]);
+        close(burst[i][0]);
+        close(burst[i][1]);
+    }
 
     /* skipped slots, longest callout */
     RLRunLoopResetStatistics(rl);
