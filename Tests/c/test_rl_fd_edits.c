@@ -12,6 +12,11 @@
  *   D. A source removed by name and added back fires again.
  *   E. Sources added while the loop runs another mode are watched when
  *      the first mode runs again.
+ *   F. A burst of ready sources whose first callout invalidates the others
+ *      and drops their last references: only that one is performed, the
+ *      others are freed once the burst is done with them (the burst holds
+ *      a reference to each; memcheck and ASan watch this), nothing is
+ *      reported.
  */
 #include "harness.h"
 
@@ -106,6 +111,24 @@ static void once(RLRunLoopTimerCallBack fn)
     RLRelease(t);
 }
 
+enum { BURST = 8 };
+static struct pipe_source burst[BURST];
+static int burst_performs;
+
+static void burst_perform(void *info)
+{
+    struct pipe_source *p = info;
+    char c;
+    while (read(p->fds[0], &c, 1) == 1) {}
+    if (burst_performs++ > 0) return;
+    for (int i = 0; i < BURST; i++) {
+        if (&burst[i] == p) continue;
+        RLRunLoopSourceInvalidate(burst[i].src);
+        RLRelease(burst[i].src);  /* the last reference the test holds */
+        burst[i].src = NULL;
+    }
+}
+
 static struct pipe_source shared_a, shared_b;
 static int shared_done(void) { return shared_a.performs + shared_b.performs > 0; }
 
@@ -185,6 +208,34 @@ static void scenario(void)
     RLRelease(late);
     close(shared_a.fds[0]);
     close(shared_a.fds[1]);
+
+    /* F */
+    for (int i = 0; i < BURST; i++) {
+        CHECK(pipe2(burst[i].fds, O_CLOEXEC | O_NONBLOCK) == 0);
+        RLRunLoopSourceContext1 ctx = {0};
+        ctx.version = 1;
+        ctx.info = &burst[i];
+        ctx.getPort = pipe_port;
+        ctx.perform = burst_perform;
+        burst[i].src = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+        RLRunLoopAddSource(rl, burst[i].src, kRLRunLoopDefaultMode);
+    }
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);  /* all watched */
+    for (int i = 0; i < BURST; i++) poke(&burst[i]);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, true);
+    int survivors = 0;
+    for (int i = 0; i < BURST; i++) survivors += burst[i].src != NULL;
+    CHECK(r == kRLRunLoopRunHandledSource && burst_performs == 1 && survivors == 1);
+    TRACE("F: %s, performed %d of %d, survivors %d", r == kRLRunLoopRunHandledSource ? "handled" : "not handled",
+          burst_performs, BURST, survivors);
+    for (int i = 0; i < BURST; i++) {
+        if (burst[i].src) {
+            RLRunLoopSourceInvalidate(burst[i].src);
+            RLRelease(burst[i].src);
+        }
+        close(burst[i].fds[0]);
+        close(burst[i].fds[1]);
+    }
 
     for (int i = 1; i < N; i += 2) {
         RLRunLoopSourceInvalidate(pipes[i].src);
