@@ -170,8 +170,8 @@ extension Loop {
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         reportDescriptorProblems()
         guard !ready.isEmpty || poller.hasAlwaysReady.load(ordering: .acquiring) else { return false }
-        var found = spareReadySources  // empty: a nested run may have it
-        spareReadySources = []
+        var found: [ReadySource] = []
+        swap(&found, &spareReadySources)  // empty: a nested run may have it
         lock.withLock { readySourcesLocked(mode, ready, into: &found) }
         reportDescriptorProblems()
         let handled = !found.isEmpty
@@ -185,7 +185,7 @@ extension Loop {
             timing.finish(insight)
         }
         found.removeAllKeepingStorage()
-        spareReadySources = found
+        swap(&found, &spareReadySources)
         return handled
     }
 }
