@@ -4,7 +4,11 @@
  * benchmark programs only: the program's own malloc/calloc/realloc/
  * memalign family interposes glibc's for every shared library, counts, and
  * forwards to glibc's __libc_* entry points.  heap_in_use is mallinfo2()'s
- * uordblks (bytes in use, allocator overhead included).
+ * uordblks + hblkhd: bytes in use in the arenas (allocator overhead
+ * included) and in blocks glibc served with their own mmap.  Large blocks
+ * (from 128 KiB, a threshold glibc raises as such blocks are freed) are
+ * mmapped, and uordblks alone never sees them: a table or hash table that
+ * grows with the item count would count or not depending on that history.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -46,7 +50,7 @@ struct malloc_stats malloc_stats_now(void)
 {
     struct mallinfo2 mi = mallinfo2();
     struct malloc_stats s = {
-        atomic_load(&g_calls), atomic_load(&g_bytes), (unsigned long)mi.uordblks
+        atomic_load(&g_calls), atomic_load(&g_bytes), (unsigned long)(mi.uordblks + mi.hblkhd)
     };
     return s;
 }
