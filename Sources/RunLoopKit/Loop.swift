@@ -54,7 +54,7 @@ public final class Loop: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when called on this loop's thread (the only thread that can run it).
-    public var isCurrent: Bool { rl_gettid() == engine.ownerTID }
+    public var isCurrent: Bool { engine.isOwnThread }
 
     /// True if this is the main thread's loop.
     public var isMain: Bool { engine.isMain }

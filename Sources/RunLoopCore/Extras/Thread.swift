@@ -67,7 +67,6 @@ package final class Thread: Object, @unchecked Sendable {
 
     /// Written by the worker before `started` is posted, read-only after.
     private var startedLoop: Loop?
-    private var workerTID: Int32 = 0
 
     private init(name: String?) {
         self.name = name
@@ -76,7 +75,8 @@ package final class Thread: Object, @unchecked Sendable {
 
     /// The worker's loop (the thread object holds a reference to it).
     package var loop: Loop { startedLoop! }
-    package var isWorkerThread: Bool { rl_gettid() == workerTID }
+    /// Whether the caller is the worker (its loop's thread).
+    package var isWorkerThread: Bool { loop.isOwnThread }
 
     /// Starts a worker and waits until its loop exists.  nil if the
     /// system refuses a thread or the loop's descriptors.
@@ -103,7 +103,6 @@ package final class Thread: Object, @unchecked Sendable {
 
     fileprivate func main() {
         if let name { setThreadName(name) }
-        workerTID = rl_gettid()
         guard let loop = Registry.shared.current() else {
             started.post()
             return

@@ -32,9 +32,6 @@ extension Loop {
         }
     }
 
-    /// Whether the calling thread is the loop's.
-    package var isOwnThread: Bool { rl_gettid() == ownerTID }
-
     /// Parks the loop in `name` (unless a run is in progress) and returns
     /// how long it may be left alone: 0 if work is queued or a timer is
     /// due, `.infinity` if no timer is scheduled in the mode.  The loop's

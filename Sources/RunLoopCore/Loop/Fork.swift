@@ -98,6 +98,7 @@ package enum Fork {
         forkGeneration.store(forkGeneration.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         HandleTable.shared.disownAfterFork()
         Registry.shared.forgetMainAfterFork()
+        ThreadIdentity.forgetMainAfterFork()
         DispatchMainQueue.looked.store(true, ordering: .relaxed)
         unlockAll()
     }

@@ -58,7 +58,7 @@ extension Loop {
     /// on another thread would not hear of it (see Poller.alwaysReady).
     /// Lock held.
     private func wakeForAlwaysReadyLocked() {
-        if poller.hasAlwaysReady.load(ordering: .relaxed) && rl_gettid() != ownerTID { poller.wakeUp() }
+        if poller.hasAlwaysReady.load(ordering: .relaxed) && !isOwnThread { poller.wakeUp() }
     }
 
     /// A version-1 source's interest changed (any thread).

@@ -280,7 +280,7 @@ extension Loop {
                 work.addPending(source)
                 // Signalled and woken elsewhere: a sleeping loop of another
                 // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).
-                if source.takeWokenMark() && rl_gettid() != ownerTID { deferred.call { [poller] in poller.wakeUp() } }
+                if source.takeWokenMark() && !isOwnThread { deferred.call { [poller] in poller.wakeUp() } }
             }
             if source.hasSchedule { deferred.call { source.schedule(self, name) } }
         case .observer(let observer):
@@ -319,7 +319,7 @@ extension Loop {
         timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.
         // Or waited for in it from outside: the poll descriptor must report it.
-        if (runs.last?.mode === mode && rl_gettid() != ownerTID) || (runs.isEmpty && parkedModeName == mode.name) {
+        if (runs.last?.mode === mode && !isOwnThread) || (runs.isEmpty && parkedModeName == mode.name) {
             deferred.call { [poller] in poller.wakeUp() }
         }
         timer.retainRef()

@@ -17,6 +17,10 @@ package final class Loop: Object, @unchecked Sendable {
     package let lock = Lock()
     package let ownerTID: Int32
     package let isMain: Bool
+    /// The owning thread's `pthread_self()` (ThreadIdentity); 0 for the
+    /// main loop, which may be made on another thread and asks
+    /// `ThreadIdentity.isMain` instead.
+    private let ownerThread: UInt
     package let poller: Poller
     /// What the loop lets the outside see: counters, the current phase,
     /// callouts, its trace (Insight.swift).
@@ -117,6 +121,8 @@ package final class Loop: Object, @unchecked Sendable {
         guard let poller = Poller() else { return nil }
         self.ownerTID = ownerTID
         self.isMain = isMain
+        // Any other loop is made by its own thread (Registry.current).
+        ownerThread = isMain ? 0 : ThreadIdentity.current
         self.poller = poller
         let hints = WorkHints()
         self.hints = hints
@@ -175,6 +181,9 @@ package final class Loop: Object, @unchecked Sendable {
 
     /// The mode named `name` if it exists.  Lock held.
     package func existingModeLocked(_ name: ModeName) -> Mode? { modes[name] }
+
+    /// Whether the calling thread is the loop's.  No system call.
+    package var isOwnThread: Bool { isMain ? ThreadIdentity.isMain : ThreadIdentity.current == ownerThread }
 
     // MARK: stop and wake up
 

@@ -34,7 +34,7 @@ package final class Registry: @unchecked Sendable {
             if loop.forkGeneration == Fork.generation { return loop }
         }
         let loop: Loop?
-        if rl_is_main_thread() != 0 {
+        if ThreadIdentity.isMain {
             loop = makeMainLoop()
         } else if let fresh = Loop(ownerTID: rl_gettid(), isMain: false), HandleTable.shared.register(fresh) {
             // The thread's reference, dropped at thread exit.
@@ -51,7 +51,7 @@ package final class Registry: @unchecked Sendable {
     /// thread exits with pthread_exit, however it was first asked for (in a
     /// fork child, the forking thread is the main thread and may well do so).
     package func mainLoop() -> Loop? {
-        rl_is_main_thread() != 0 ? current() : makeMainLoop()
+        ThreadIdentity.isMain ? current() : makeMainLoop()
     }
 
     private func makeMainLoop() -> Loop? {

@@ -21,7 +21,7 @@ extension Loop {
             let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
             guard !timer.firing, loop === self else { return false }
             scheduleTimerLocked(timer, at: deadline)
-            if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && rl_gettid() != ownerTID }
+            if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && !isOwnThread }
             // Waited for from outside: the poll descriptor must report it.
             return parkedMode.map { timer.placements.placement(in: $0) != nil } ?? false
         }
