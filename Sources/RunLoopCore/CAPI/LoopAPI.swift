@@ -3,20 +3,20 @@ import CRunLoopShims
 
 @c(RLRunLoopGetCurrent)
 public func rlRunLoopGetCurrent() -> RLRunLoopRef? {
-    guard let loop = Registry.shared.current() else {
+    guard let handle = Registry.shared.currentHandle() else {
         reportError("RLRunLoopGetCurrent", .resources, "cannot create a run loop (out of descriptors?)")
         return nil
     }
-    return loop.opaque
+    return OpaquePointer(bitPattern: UInt(handle))
 }
 
 @c(RLRunLoopGetMain)
 public func rlRunLoopGetMain() -> RLRunLoopRef? {
-    guard let loop = Registry.shared.mainLoop() else {
+    guard let handle = Registry.shared.mainHandle() else {
         reportError("RLRunLoopGetMain", .resources, "cannot create a run loop (out of descriptors?)")
         return nil
     }
-    return loop.opaque
+    return OpaquePointer(bitPattern: UInt(handle))
 }
 
 @c(RLRunLoopCopyCurrentMode)

@@ -16,6 +16,11 @@ package final class Registry: @unchecked Sendable {
     /// The main thread's loop; the registry's reference keeps it for the
     /// life of the process.
     private let main = Guarded<Loop?>(nil)
+    /// Its handle once it exists (0 before): the main loop lives as long
+    /// as the process (in a fork child, until `forgetMainAfterFork`).  A
+    /// handle is a number: a caller that uses it goes through the handle
+    /// table, which orders what it reads.
+    private let mainLoopHandle = Atomic<UInt64>(0)
 
     private init() {
         Fork.install()
@@ -46,6 +51,28 @@ package final class Registry: @unchecked Sendable {
         return loop
     }
 
+    /// The handle of the calling thread's loop (`current()`), with no
+    /// reference counted on the way: what RLRunLoopGetCurrent, among the
+    /// most called entry points, returns (a retain and a release were half
+    /// its time).
+    package func currentHandle() -> UInt64? {
+        if let stored = pthread_getspecific(key) {
+            let handle = Unmanaged<Loop>.fromOpaque(stored)._withUnsafeGuaranteedRef {
+                $0.forkGeneration == Fork.generation ? $0.handle : 0
+            }
+            if handle != 0 { return handle }
+        }
+        return current()?.handle
+    }
+
+    /// The handle of the main thread's loop (`mainLoop()`), from any
+    /// thread, with no lock or reference counted once the loop exists.
+    package func mainHandle() -> UInt64? {
+        if ThreadIdentity.isMain { return currentHandle() }
+        let known = mainLoopHandle.load(ordering: .relaxed)
+        return known != 0 ? known : makeMainLoop()?.handle
+    }
+
     /// The main thread's loop, from any thread.  On the main thread, also
     /// its thread-specific loop (`current`), so it is torn down if the main
     /// thread exits with pthread_exit, however it was first asked for (in a
@@ -59,6 +86,7 @@ package final class Registry: @unchecked Sendable {
             if let main { return main }
             guard let loop = Loop(ownerTID: getpid(), isMain: true), HandleTable.shared.register(loop) else { return nil }
             main = loop
+            mainLoopHandle.store(loop.handle, ordering: .relaxed)
             return loop
         }
     }
@@ -71,7 +99,10 @@ package final class Registry: @unchecked Sendable {
 
     /// In the fork child (lock held): the parent's main loop is not the
     /// child's, whose main thread is the forking thread.
-    package func forgetMainAfterFork() { main.withHeldForFork { $0 = nil } }
+    package func forgetMainAfterFork() {
+        main.withHeldForFork { $0 = nil }
+        mainLoopHandle.store(0, ordering: .relaxed)
+    }
 
     fileprivate func threadExited(_ stored: UnsafeMutableRawPointer) {
         let loop = Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
