@@ -78,7 +78,7 @@ extension Loop {
             for mode in modes.ordered {
                 lines.append("  \(mode.name) = {")
                 lines.append("    sources = {")
-                for source in mode.sources.map(\.source).sorted(by: { $0.order < $1.order }) {
+                for source in mode.sources.all.sorted(by: { $0.order < $1.order }) {
                     lines.append("      " + source.debugDescription + ",")
                 }
                 lines.append("    },")

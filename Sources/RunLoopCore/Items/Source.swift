@@ -182,6 +182,16 @@ package final class Source: Object, @unchecked Sendable {
         }
     }
 
+    /// `identity?.hashValue` without making the identity: the key of the
+    /// loop's index of such sources (SourceTable).
+    package var contextHash: UInt? {
+        switch actions {
+        case .function(_, let info): return UInt(bitPattern: info)
+        case .context(let box): return box.value.hash
+        case .context1, .closures: return nil
+        }
+    }
+
     /// Whether `other` is the same item by CF's rule.  May call the
     /// context's `equal`: never call it with a lock held.
     package func isEquivalent(to other: Source) -> Bool {
@@ -506,42 +516,5 @@ package final class Source: Object, @unchecked Sendable {
         // A callout another thread's loop is making (or about to make: it
         // passed isValid) releases the info when it returns.
         gate.askRelease { releaseInfo() }
-    }
-}
-
-/// A loop's sources made from C contexts, by context hash (see
-/// Loop.canonical).  One source per hash is stored directly; only
-/// colliding hashes take an array.
-package struct SourceIndex {
-    private var single: [UInt: Source] = [:]
-    private var colliding: [UInt: [Source]] = [:]
-
-    package func sources(hash: UInt) -> [Source] {
-        if let one = single[hash] { return [one] }
-        return colliding[hash] ?? []
-    }
-
-    package mutating func insert(_ source: Source, hash: UInt) {
-        if let list = colliding[hash] {
-            colliding[hash] = list + [source]
-        } else if let one = single.removeValue(forKey: hash) {
-            colliding[hash] = [one, source]
-        } else {
-            single[hash] = source
-        }
-    }
-
-    package mutating func remove(_ source: Source, hash: UInt) {
-        if single[hash] === source {
-            single[hash] = nil
-        } else if var list = colliding[hash] {
-            list.removeAll { $0 === source }
-            if list.count == 1 {
-                colliding[hash] = nil
-                single[hash] = list[0]
-            } else {
-                colliding[hash] = list.isEmpty ? nil : list
-            }
-        }
     }
 }

@@ -104,7 +104,7 @@ extension Loop {
         guard case .source(let source) = item, let identity = source.identity else { return (item, nil) }
         let (candidates, epoch): ([Source], UInt64) = lock.withLock {
             if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return ([], equalityEpoch) }
-            return (sourcesByHash.sources(hash: identity.hashValue), equalityEpoch)
+            return (sourcesByHash.matching(hash: identity.hashValue), equalityEpoch)
         }
         for candidate in candidates where candidate.isEquivalent(to: source) { return (.source(candidate), epoch) }
         return (item, epoch)
@@ -267,11 +267,10 @@ extension Loop {
         let mode = modeLocked(name)
         switch item {
         case .source(let source):
-            guard !mode.containsSource(source) else { return .success(()) }
-            mode.insertSource(source)
+            guard mode.insertSource(source) else { return .success(()) }
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
-            if count == 1, let identity = source.identity { sourcesByHash.insert(source, hash: identity.hashValue) }
+            if count == 1, source.contextHash != nil { indexSourceLocked(source) }
             // After the sequentially consistent store of the source's
             // soleLoop (updateMembership) and a fence: a signal() whose
             // compare-and-swap of the mark this load misses loads soleLoop
@@ -326,6 +325,19 @@ extension Loop {
         return .success(())
     }
 
+    /// Lists a source that compares by context in `sourcesByHash` (its
+    /// first membership of this loop).  Lock held.
+    private func indexSourceLocked(_ source: Source) {
+        sourcesByHash.insert(source)
+        equalityEpoch &+= 1
+    }
+
+    /// Takes it out again (its last membership went).  Lock held.
+    private func unindexSourceLocked(_ source: Source) {
+        sourcesByHash.remove(source)
+        equalityEpoch &+= 1
+    }
+
     /// Takes an item out of one concrete mode.  Lock held; cancel and the
     /// reference drop are deferred.
     func eraseLocked(_ item: ModeItem, from name: ModeName, _ deferred: inout Deferred) {
@@ -340,7 +352,7 @@ extension Loop {
             guard mode.removeSource(source) else { return }
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.left() }.modes
-            if count == 0, let identity = source.identity { sourcesByHash.remove(source, hash: identity.hashValue) }
+            if count == 0, source.contextHash != nil { unindexSourceLocked(source) }
             if source.hasCancel { deferred.call { source.cancel(self, name) } }
         case .observer(let observer):
             guard mode.removeObserver(observer) else { return }

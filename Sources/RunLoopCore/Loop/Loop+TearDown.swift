@@ -34,7 +34,7 @@ extension Loop {
             let queued = work.drain(closing: inbox)
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
             for mode in modes.ordered {
-                var items: [ModeItem] = mode.sources.map { .source($0.source) }
+                var items: [ModeItem] = mode.sources.all.map { .source($0) }
                 items += mode.observers.map { .observer($0.observer) }
                 items += mode.timers.all.map { .timer($0) }
                 for item in items { eraseLocked(item, from: mode, &deferred) }

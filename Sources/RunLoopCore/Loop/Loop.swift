@@ -39,7 +39,8 @@ package final class Loop: Object, @unchecked Sendable {
     @exclusivity(unchecked) var commonItemOrder: [ObjectIdentifier] = []
     /// The loop's sources that compare by context (see
     /// Source.ContextIdentity), by hash value.
-    @exclusivity(unchecked) var sourcesByHash = SourceIndex() { didSet { equalityEpoch &+= 1 } }
+    /// Changed only through `indexSourceLocked` / `unindexSourceLocked`.
+    @exclusivity(unchecked) var sourcesByHash = SourceTable(.contextHash)
     /// Bumped whenever what `canonical` reads changes: an add or remove
     /// checks, under the lock, that the equal source it resolved outside
     /// the lock is still the one (see `canonical`, Loop+Items.swift).

@@ -7,9 +7,8 @@ import Synchronization
 /// (docs/design.md, "Exclusivity checks").
 package final class Mode {
     package let name: ModeName
-    /// Its sources, compared by identity: a set of references, 8 bytes a
-    /// bucket (a dictionary from ObjectIdentifier to the source took 16).
-    @exclusivity(unchecked) var sources: Set<Member> = []
+    /// Its sources, by identity (SourceTable: a reference each).
+    @exclusivity(unchecked) var sources = SourceTable(.identity)
     /// The version-1 sources among `sources`, by descriptor.
     @exclusivity(unchecked) var descriptorSources = DescriptorMap<DescriptorSources>()
     /// Sorted by (order, time of addition).
@@ -30,17 +29,11 @@ package final class Mode {
     /// Observers alone do not keep a mode alive.
     package var hasSourcesOrTimers: Bool { !sources.isEmpty || timers.count > 0 }
 
-    /// A source in `sources`: equal only to itself.
-    struct Member: Hashable {
-        let source: Source
-        static func == (a: Member, b: Member) -> Bool { a.source === b.source }
-        func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(source)) }
-    }
+    package func containsSource(_ source: Source) -> Bool { sources.contains(source) }
 
-    package func containsSource(_ source: Source) -> Bool { sources.contains(Member(source: source)) }
-
-    package func insertSource(_ source: Source) {
-        sources.insert(Member(source: source))
+    /// Adds `source`; false (nothing changed) if the mode holds it.
+    package func insertSource(_ source: Source) -> Bool {
+        guard sources.insert(source) else { return false }
         if source.isVersion1 {
             if descriptorSources[source.descriptor] == nil {
                 descriptorSources[source.descriptor] = DescriptorSources(source)
@@ -48,10 +41,11 @@ package final class Mode {
                 descriptorSources[source.descriptor]?.append(source)
             }
         }
+        return true
     }
 
     package func removeSource(_ source: Source) -> Bool {
-        guard sources.remove(Member(source: source)) != nil else { return false }
+        guard sources.remove(source) else { return false }
         if source.isVersion1 {
             if descriptorSources[source.descriptor]?.remove(source) == false { descriptorSources[source.descriptor] = nil }
         }
