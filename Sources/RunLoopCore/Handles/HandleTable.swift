@@ -191,12 +191,16 @@ package final class HandleTable: @unchecked Sendable {
     private static let handleMask: UInt64 = 0xFF00_0000_FC00_0000
     private static var handleBits: UInt64 { handleTagBits.load(ordering: .relaxed) }
 
-    // A page is `pageSize * 5` words, every one bound to `Atomic<UInt64>`
-    // when the page is made (takeSlot): the slots' state and object words,
-    // then their hot words, inboxes and pins.  The object and inbox words
-    // hold addresses (`address(_:)`, `bits(_:)`).  A slot's state word and
-    // object word are adjacent (a pin reads both, a release writes both:
-    // one cache line).
+    // A page is `pageSize * 4` words and a cache line, every word bound to
+    // `Atomic<UInt64>` when the page is made (takeSlot): the slots' state
+    // and object words, then their hot words and pins (32 bytes a slot),
+    // then a line whose first word is the address of the page's inbox
+    // words, made when a loop first takes one of its slots (only loops
+    // have inboxes).  The object and
+    // inbox words hold addresses (`address(_:)`, `bits(_:)`).  A slot's
+    // state word and object word are adjacent (a pin reads both, a release
+    // writes both: one cache line).
+    private static let pageWords = pageSize * 4 + 8
 
     private static func statePtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
         (page + Int(index & UInt32(Self.pageSize - 1)) * 16).assumingMemoryBound(to: Atomic<UInt64>.self)
@@ -229,13 +233,36 @@ package final class HandleTable: @unchecked Sendable {
     /// briefly raised by a lookup through a stale handle, which finds the
     /// state word not its own and takes its pin back.
     private static func pinsPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        (page + Self.pageSize * 32 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
+        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
-    /// A loop's block inbox (BlockInbox.swift), allocated when a loop
-    /// first takes the slot and never freed.
-    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        (page + Self.pageSize * 24 + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
+    /// The page's word holding the address of its slots' inbox words (0
+    /// until a loop takes one of its slots).
+    private static func inboxWordsPtr(_ page: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (page + Self.pageSize * 32).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// The word holding a slot's block inbox (BlockInbox.swift), allocated
+    /// when a loop first takes the slot and never freed; nil if no loop
+    /// ever had a slot of the page.
+    private static func inboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        guard let words = address(inboxWordsPtr(page).pointee.load(ordering: .acquiring)) else { return nil }
+        return (words + Int(index & UInt32(Self.pageSize - 1)) * 8).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// `inboxPtr`, making the page's inbox words if it has none (for a
+    /// loop: called under its lock, and the page lock is a leaf).  nil if
+    /// memory runs out.
+    private func makeInboxPtr(_ page: UnsafeMutableRawPointer, _ index: UInt32) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        if let word = Self.inboxPtr(page, index) { return word }
+        return pageLock.withLock {
+            if let word = Self.inboxPtr(page, index) { return word }  // another loop made them
+            guard let fresh = malloc(Self.pageSize * 8) else { return nil }
+            let words = fresh.bindMemory(to: Atomic<UInt64>.self, capacity: Self.pageSize)
+            for i in 0..<Self.pageSize { (words + i).initialize(to: Atomic(0)) }
+            Self.inboxWordsPtr(page).pointee.store(Self.bits(fresh), ordering: .releasing)
+            return Self.inboxPtr(page, index)
+        }
     }
 
     /// The page and index of the slot a handle names; nil for anything
@@ -302,7 +329,7 @@ package final class HandleTable: @unchecked Sendable {
         return pageLock.withLock {
             let p = Int(index) >> Self.pageBits
             if let page = Self.page(index) { return (index, page) }  // another thread made it
-            let words = Self.pageSize * 5  // state and object words, hot words, inboxes, pins
+            let words = Self.pageWords
             // When memory runs out, this fails (the caller reports it, and
             // the index claimed above is never used): the page comes from
             // malloc, not Swift's allocate, which traps, and a page is made
@@ -356,7 +383,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Pushes a retired slot on its free stack (only a loop may take a slot
     /// with an inbox: see BlockInbox).
     private func freeSlot(_ index: UInt32, _ page: UnsafeMutableRawPointer) {
-        let hasInbox = Self.inboxPtr(page, index).pointee.load(ordering: .acquiring) != 0
+        let hasInbox = (Self.inboxPtr(page, index)?.pointee.load(ordering: .acquiring) ?? 0) != 0
         if hasInbox { push(index, page, on: freeWithInboxHead) } else { push(index, page, on: freeHead) }
     }
 
@@ -480,7 +507,7 @@ package final class HandleTable: @unchecked Sendable {
     @inline(__always)
     package static func inbox(_ raw: UInt) -> BlockInbox? {
         guard let (page, index) = slot(of: UInt64(raw)),
-              let base = address(inboxPtr(page, index).pointee.load(ordering: .acquiring)) else { return nil }
+              let base = address(inboxPtr(page, index)?.pointee.load(ordering: .acquiring) ?? 0) else { return nil }
         return BlockInbox(base)
     }
 
@@ -489,8 +516,7 @@ package final class HandleTable: @unchecked Sendable {
     /// Until the loop opens it, the new ring is closed (generation 0), so a
     /// producer that finds it claims nothing.
     package static func inbox(forLoop handle: UInt64) -> BlockInbox? {
-        guard let (page, index) = slot(of: handle) else { return nil }
-        let word = inboxPtr(page, index)
+        guard let (page, index) = slot(of: handle), let word = shared.makeInboxPtr(page, index) else { return nil }
         if let base = address(word.pointee.load(ordering: .acquiring)) { return BlockInbox(base) }
         let inbox = BlockInbox.allocate()
         word.pointee.store(bits(inbox.address), ordering: .releasing)
@@ -641,7 +667,7 @@ package final class HandleTable: @unchecked Sendable {
                 Self.hotPtr(page, index).pointee.store(0, ordering: .releasing)
                 state.pointee.store(current & 0xFF_FFFF_FFFF, ordering: .releasing)  // kind and count kept
             }
-            if let inbox = Self.address(Self.inboxPtr(page, index).pointee.load(ordering: .acquiring)) {
+            if let inbox = Self.address(Self.inboxPtr(page, index)?.pointee.load(ordering: .acquiring) ?? 0) {
                 BlockInbox(inbox).disownAfterFork()
             }
             index += 1
