@@ -144,4 +144,63 @@ import Testing
             timer.invalidate()
         }
     }
+
+    /// Tests/c/test_timer_moved.c: timers due together are each checked
+    /// again when their turn comes; one an earlier callout moved ahead
+    /// fires at its new date, once.
+    @Test func aTimerMovedBeforeItsTurnFiresAtItsNewDate() throws {
+        try expectTrace("timer_moved") { trace in
+            let loop = Loop.current
+            let keep = LoopTimer(fireDate: Loop.now + 1000) { _ in }
+            try loop.add(keep)
+
+            let moved = Shared<LoopTimer?>(nil)
+            let first = LoopTimer(fireDate: Loop.now - 0.3) { _ in
+                trace.add("A: first fired: moves the second 50 ms ahead")
+                moved.value?.nextFireDate = Loop.now + 0.05
+            }
+            moved.value = LoopTimer(fireDate: Loop.now - 0.2) { _ in trace.add("A: second fired") }
+            let third = LoopTimer(fireDate: Loop.now - 0.1) { _ in trace.add("A: third fired") }
+            for timer in [first, moved.value!, third] { try loop.add(timer) }
+            trace.add("A: run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("A: second valid: \(yesNo(moved.value!.isValid)), in mode: \(yesNo(loop.contains(moved.value!)))")
+            trace.add("A: run 150 ms: \(loop.run(in: .default, for: .milliseconds(150)))")
+            trace.add("A: second valid: \(yesNo(moved.value!.isValid)), in mode: \(yesNo(loop.contains(moved.value!)))")
+
+            let repeating = Shared<LoopTimer?>(nil)
+            let fires = Shared(0)
+            let mover = LoopTimer(fireDate: Loop.now - 0.3) { _ in
+                trace.add("B: mover fired: moves the repeating timer 50 ms ahead")
+                repeating.value?.nextFireDate = Loop.now + 0.05
+            }
+            repeating.value = LoopTimer(fireDate: Loop.now - 0.2, interval: .seconds(10)) { _ in
+                let count = fires.update { n in n += 1; return n }
+                trace.add("B: repeating timer fired (\(count))")
+            }
+            try loop.add(mover)
+            try loop.add(repeating.value!)
+            trace.add("B: run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("B: repeating fires so far: \(fires.value)")
+            trace.add("B: run 150 ms: \(loop.run(in: .default, for: .milliseconds(150)))")
+            let ahead = repeating.value!.nextFireDate - Loop.now
+            trace.add("B: repeating fires: \(fires.value), next fire date 9-11 s ahead: \(yesNo(ahead > 9 && ahead < 11))")
+            repeating.value!.invalidate()
+
+            let past = Shared<LoopTimer?>(nil)
+            let pastMover = LoopTimer(fireDate: Loop.now - 0.3) { _ in
+                trace.add("C: first fired: moves the second to another past date")
+                past.value?.nextFireDate = Loop.now - 1.0
+            }
+            past.value = LoopTimer(fireDate: Loop.now - 0.2) { _ in trace.add("C: second fired") }
+            let last = LoopTimer(fireDate: Loop.now - 0.1) { _ in trace.add("C: third fired") }
+            for timer in [pastMover, past.value!, last] { try loop.add(timer) }
+            trace.add("C: run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("C: second valid: \(yesNo(past.value!.isValid))")
+
+            keep.invalidate()
+            moved.value = nil
+            repeating.value = nil
+            past.value = nil
+        }
+    }
 }

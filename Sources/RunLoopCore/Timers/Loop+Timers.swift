@@ -16,10 +16,16 @@ extension Loop {
     /// deadline in each of its modes and wake the loop so it re-arms.
     package func timerMoved(_ timer: Timer) {
         let wake: Bool = lock.withLock {
-            // A firing timer is rescheduled after its callout (which keeps
-            // the new date).  It may have left this loop meanwhile.
+            // It may have left this loop meanwhile.
             let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
-            guard !timer.firing, loop === self else { return false }
+            guard loop === self else { return false }
+            // Taken by a pass to fire: scheduled after its callout (which
+            // keeps the new date), and checked again before it, when its
+            // turn comes (fireDueTimers).
+            if timer.firing {
+                timer.noteMovedWhileFiring()
+                return false
+            }
             scheduleTimerLocked(timer, at: deadline)
             if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && !isOwnThread }
             // Waited for from outside: the poll descriptor must report it.
@@ -81,14 +87,48 @@ extension Loop {
             let firing = due[i]
             // The pass's reference keeps the timer alive until the release below.
             firing.timer._withUnsafeGuaranteedRef { timer in
+                var epoch = firing.epoch
+                // Moved since the pass took it (by an earlier callout, or
+                // another thread): as in CF, it fires now only if it is
+                // still due; otherwise it waits for its new date, unfired.
+                if timer.movedWhileFiring {
+                    guard let current = epochIfStillDue(timer) else {
+                        putBack(timer)
+                        timing.skip()
+                        return
+                    }
+                    epoch = current
+                }
                 if timer.isValid { callOutToTimer(timer, due: firing.deadline, &timing) }
-                if timer.repeats { reschedule(timer, firedAtEpoch: firing.epoch) } else { expire(timer) }
+                if timer.repeats { reschedule(timer, firedAtEpoch: epoch) } else { expire(timer) }
             }
             // The pass's reference: for most expired timers the last one.
             firing.timer.release()
         }
         due.removeAll()
         spareDueTimers = due
+    }
+
+    /// A timer taken to fire whose fire date was set before its turn: its
+    /// schedule's epoch if its new date is due now (it fires, and a later
+    /// move is its callout's), nil if the date is later.  Clears the mark.
+    private func epochIfStillDue(_ timer: Timer) -> UInt32? {
+        let now = Clock.monotonicNow()
+        return lock.withLock {
+            timer.firing = true  // the move is read now
+            return timer.withSchedule { $0.deadline <= now ? $0.epoch : nil }
+        }
+    }
+
+    /// A timer taken to fire whose new date is later than now: scheduled
+    /// again in all its modes at that date, unfired (a one-shot timer
+    /// stays valid).
+    private func putBack(_ timer: Timer) {
+        lock.withLock {
+            timer.firing = false
+            let next = timer.withSchedule { s -> UInt64? in timer.isValid && s.loop === self ? s.deadline : nil }
+            if let next { scheduleTimerLocked(timer, at: next) }
+        }
     }
 
     /// After a repeating timer's callout: it is scheduled again in all its
