@@ -203,4 +203,66 @@ import Testing
             past.value = nil
         }
     }
+
+    /// Tests/c/test_timer_removed.c: a due timer that an earlier callout
+    /// takes out of the loop does not fire; a repeating timer that takes
+    /// itself out still moves on to its next date.
+    @Test func aTimerRemovedBeforeItsTurnDoesNotFire() throws {
+        try expectTrace("timer_removed") { trace in
+            let loop = Loop.current
+            let keep = LoopTimer(fireDate: Loop.now + 1000) { _ in }
+            try loop.add(keep)
+
+            let removed = Shared<LoopTimer?>(nil)
+            let remover = LoopTimer(fireDate: Loop.now - 0.2) { _ in
+                trace.add("A: first fired: removes the second")
+                if let timer = removed.value { Loop.current.remove(timer) }
+            }
+            removed.value = LoopTimer(fireDate: Loop.now - 0.1) { _ in trace.add("A: second fired") }
+            try loop.add(remover)
+            try loop.add(removed.value!)
+            trace.add("A: run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("A: second valid: \(yesNo(removed.value!.isValid)), in mode: \(yesNo(loop.contains(removed.value!)))")
+            try loop.add(removed.value!)
+            trace.add("A: added again; run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("A: second valid: \(yesNo(removed.value!.isValid))")
+
+            let readded = Shared<LoopTimer?>(nil)
+            let readder = LoopTimer(fireDate: Loop.now - 0.2) { _ in
+                trace.add("B: first fired: removes the second and adds it back")
+                if let timer = readded.value {
+                    Loop.current.remove(timer)
+                    try? Loop.current.add(timer)
+                }
+            }
+            readded.value = LoopTimer(fireDate: Loop.now - 0.1) { _ in trace.add("B: second fired") }
+            try loop.add(readder)
+            try loop.add(readded.value!)
+            trace.add("B: run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("B: second valid: \(yesNo(readded.value!.isValid))")
+
+            // Every 50 ms from 120 ms ago: its next slot is 0-50 ms ahead.
+            let fires = Shared(0)
+            let selfRemover = LoopTimer(fireDate: Loop.now - 0.12, interval: .milliseconds(50)) { timer in
+                let count = fires.update { n in n += 1; return n }
+                trace.add("C: repeating timer fired (\(count)): removes itself")
+                Loop.current.remove(timer)
+            }
+            try loop.add(selfRemover)
+            trace.add("C: run 0 s: \(loop.run(in: .default, for: .zero))")
+            let ahead = selfRemover.nextFireDate - Loop.now
+            trace.add("C: valid: \(yesNo(selfRemover.isValid)), in mode: \(yesNo(loop.contains(selfRemover))), "
+                      + "next fire date 0-50 ms ahead: \(yesNo(ahead > 0 && ahead <= 0.05))")
+            try loop.add(selfRemover)
+            trace.add("C: added again; run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("C: fires: \(fires.value)")
+            trace.add("C: run 200 ms: \(loop.run(in: .default, for: .milliseconds(200)))")
+            trace.add("C: fires: \(fires.value)")
+
+            selfRemover.invalidate()
+            keep.invalidate()
+            removed.value = nil
+            readded.value = nil
+        }
+    }
 }

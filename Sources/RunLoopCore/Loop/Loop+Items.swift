@@ -193,7 +193,10 @@ extension Loop {
     /// The same with the lock held; cancel callouts and reference drops
     /// are deferred.
     package func removeEverywhereLocked(_ object: Object, _ deferred: inout Deferred) {
-        if let timer = object as? Timer { return removeTimerEverywhereLocked(timer, &deferred) }
+        if let timer = object as? Timer {
+            removeTimerEverywhereLocked(timer, &deferred)
+            return
+        }
         if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
         switch object {
         case let s as Source: for mode in modes.ordered { eraseLocked(.source(s), from: mode.name, &deferred) }
@@ -203,22 +206,26 @@ extension Loop {
     }
 
     /// The same for a timer (no type test): it knows its modes, so no walk
-    /// over every mode either.
-    package func removeTimerEverywhereLocked(_ timer: Timer, _ deferred: inout Deferred) {
+    /// over every mode either.  Returns the loop the timer belongs to if
+    /// that is another one (a callout moved it there), where nothing was
+    /// removed.
+    @discardableResult
+    package func removeTimerEverywhereLocked(_ timer: Timer, _ deferred: inout Deferred) -> Loop? {
         let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
         // One stripe hold: it is still this loop's (a callout may have
         // moved it to another loop, whose lock guards its placements then),
         // and it leaves every membership here.
-        let owned = timer.withSchedule { s -> Bool in
-            guard s.loop === self else { return false }
+        let owner = timer.withSchedule { s -> Loop? in
+            guard s.loop === self else { return s.loop }
             s.tie.leave(times: Int32(timer.placements.count) + (common ? 1 : 0))
-            return true
+            return nil
         }
-        guard owned else { return }
+        if let owner { return owner }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
         timer.placements.takeAll().forEach { mode, slot in
             deferred.release(owned: mode.removeTimer(slot: slot))
         }
+        return nil
     }
 
     // An item belongs to this loop while it is in one of its modes or in its
@@ -359,6 +366,8 @@ extension Loop {
             item.untie()
         case .timer(let timer):
             guard let placement = timer.placements.remove(from: mode) else { return }
+            // A pass holding it to fire checks it again before its callout.
+            if timer.firing { timer.noteChangedWhileFiring() }
             // `deferred` takes over the mode's reference, dropped once unlocked.
             deferred.release(owned: mode.removeTimer(slot: placement.slot))
             item.untie()

@@ -23,7 +23,7 @@ extension Loop {
             // keeps the new date), and checked again before it, when its
             // turn comes (fireDueTimers).
             if timer.firing {
-                timer.noteMovedWhileFiring()
+                timer.noteChangedWhileFiring()
                 return false
             }
             scheduleTimerLocked(timer, at: deadline)
@@ -88,10 +88,11 @@ extension Loop {
             // The pass's reference keeps the timer alive until the release below.
             firing.timer._withUnsafeGuaranteedRef { timer in
                 var epoch = firing.epoch
-                // Moved since the pass took it (by an earlier callout, or
-                // another thread): as in CF, it fires now only if it is
-                // still due; otherwise it waits for its new date, unfired.
-                if timer.movedWhileFiring {
+                // Moved or removed since the pass took it (by an earlier
+                // callout, or another thread): as in CF, it fires now only
+                // if it is still due and still this loop's; otherwise it
+                // waits for its new date or its next add, unfired.
+                if timer.changedWhileFiring {
                     guard let current = epochIfStillDue(timer) else {
                         putBack(timer)
                         timing.skip()
@@ -109,59 +110,74 @@ extension Loop {
         spareDueTimers = due
     }
 
-    /// A timer taken to fire whose fire date was set before its turn: its
-    /// schedule's epoch if its new date is due now (it fires, and a later
-    /// move is its callout's), nil if the date is later.  Clears the mark.
+    /// A timer taken to fire whose fire date was set, or which left a mode,
+    /// before its turn: its schedule's epoch if it is still this loop's and
+    /// due now (it fires, and a later move is its callout's), nil if not
+    /// (CF's __CFRunLoopDoTimer checks both).  Clears the mark.
     private func epochIfStillDue(_ timer: Timer) -> UInt32? {
         let now = Clock.monotonicNow()
         return lock.withLock {
-            timer.firing = true  // the move is read now
-            return timer.withSchedule { $0.deadline <= now ? $0.epoch : nil }
+            timer.firing = true  // the change is read now
+            return timer.withSchedule { $0.loop === self && $0.deadline <= now ? $0.epoch : nil }
         }
     }
 
-    /// A timer taken to fire whose new date is later than now: scheduled
-    /// again in all its modes at that date, unfired (a one-shot timer
+    /// A timer taken to fire, not fired after all (`epochIfStillDue`):
+    /// scheduled again wherever it is now, at its date (a one-shot timer
     /// stays valid).
     private func putBack(_ timer: Timer) {
-        lock.withLock {
+        let elsewhere: Loop? = lock.withLock {
             timer.firing = false
-            let next = timer.withSchedule { s -> UInt64? in timer.isValid && s.loop === self ? s.deadline : nil }
-            if let next { scheduleTimerLocked(timer, at: next) }
+            return scheduleAgainLocked(timer)
         }
+        elsewhere?.timerMoved(timer)
     }
 
     /// After a repeating timer's callout: it is scheduled again in all its
-    /// modes, at the date its callout set or on its original grid.
+    /// modes, at the date its callout set or on its original grid.  The
+    /// date moves on even if the callout took the timer out of every mode
+    /// (CF too: GetNextFireDate reports it, and a later add uses it).
     private func reschedule(_ timer: Timer, firedAtEpoch epoch: UInt32) {
         let now = Clock.monotonicNow()  // to skip missed slots
-        lock.withLock {
+        let elsewhere: Loop? = lock.withLock {
             timer.firing = false
-            let next = timer.withSchedule { s -> UInt64? in
-                guard timer.isValid, s.loop === self else { return nil }
-                if s.epoch == epoch {
-                    let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
-                    if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
-                }
-                return s.deadline
+            guard timer.isValid else { return nil }
+            timer.withSchedule { s in
+                guard s.epoch == epoch else { return }
+                let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
             }
-            if let next { scheduleTimerLocked(timer, at: next) }
+            return scheduleAgainLocked(timer)
         }
+        elsewhere?.timerMoved(timer)
+    }
+
+    /// Schedules a timer that was firing (no longer marked so) at its date
+    /// in its modes of this loop.  Returns the loop it belongs to if that
+    /// is another one (a callout moved it there while it fired; that
+    /// loop's add left it unscheduled): the caller schedules it there, out
+    /// of this lock.  Lock held.
+    private func scheduleAgainLocked(_ timer: Timer) -> Loop? {
+        guard timer.isValid else { return nil }
+        let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
+        guard loop === self else { return loop }
+        scheduleTimerLocked(timer, at: deadline)
+        return nil
     }
 
     /// After a one-shot timer's callout: it is invalidated, even if the
     /// callout moved it (as in CF): removed from its modes in one lock
-    /// hold, then its info released.  Nothing to do if the callout
-    /// invalidated it.
+    /// hold (or from the loop its callout moved it to), then its info
+    /// released.  Nothing to do if the callout invalidated it.
     private func expire(_ timer: Timer) {
         var deferred = Deferred()
-        let expired: Bool = lock.withLock {
+        let (expired, elsewhere): (Bool, Loop?) = lock.withLock {
             timer.firing = false
-            guard timer.markInvalid() else { return false }
-            removeTimerEverywhereLocked(timer, &deferred)
-            return true
+            guard timer.markInvalid() else { return (false, nil) }
+            return (true, removeTimerEverywhereLocked(timer, &deferred))
         }
         deferred.run()
+        elsewhere?.removeEverywhere(timer)
         if expired { timer.releaseInfoOnce() }
     }
 }

@@ -103,7 +103,8 @@ package final class Timer: Object, @unchecked Sendable {
     /// `firingBit` from the moment a pass takes it to fire until it is
     /// scheduled again after its callout (so a nested run does not fire
     /// it, and a move or an add waits for that reschedule); `movedBit`
-    /// if its fire date was set meanwhile (see `movedWhileFiring`).
+    /// if its fire date was set or it left a mode meanwhile (see
+    /// `changedWhileFiring`).
     /// Written under its loop's lock; read under the lock of the loop the
     /// timer is added to or moved in, and by the firing pass.
     private let firingState = Atomic<UInt8>(0)
@@ -163,13 +164,14 @@ package final class Timer: Object, @unchecked Sendable {
         // the schedule it was scheduled from.
         set { firingState.store(newValue ? Self.firingBit : 0, ordering: .relaxed) }
     }
-    /// Whether its fire date was set after a pass took it to fire: by an
-    /// earlier callout of that pass, by another thread, or by its own
-    /// callout.  The pass then checks, when the timer's turn comes, that
-    /// it is still due (as CF does), and fires it only if it is.
-    package var movedWhileFiring: Bool { firingState.load(ordering: .relaxed) & Self.movedBit != 0 }
-    /// Records a move while firing (its loop's lock held).
-    package func noteMovedWhileFiring() { firingState.store(Self.firingBit | Self.movedBit, ordering: .relaxed) }
+    /// Whether its fire date was set, or it was taken out of a mode, after
+    /// a pass took it to fire: by an earlier callout of that pass, by
+    /// another thread, or by its own callout.  The pass then checks, when
+    /// the timer's turn comes, that it is still due and still the loop's
+    /// (as CF does), and fires it only if so.
+    package var changedWhileFiring: Bool { firingState.load(ordering: .relaxed) & Self.movedBit != 0 }
+    /// Records a change while firing (its loop's lock held).
+    package func noteChangedWhileFiring() { firingState.store(Self.firingBit | Self.movedBit, ordering: .relaxed) }
     package var owner: Loop? { withSchedule { $0.loop } }
     /// 0 once it is invalid (as CF).
     package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
