@@ -302,6 +302,25 @@ extension Result {
         #expect(due.capacity == 0 && !due.hasRoom)
     }
 
+    /// A pass's list of due timers is put in firing order in place: in
+    /// order already, reversed, and shuffled with equal deadlines (FIFO
+    /// among them by sequence number).
+    @Test func dueTimersSortInFiringOrder() {
+        let timer = Timer(fireDate: 0, interval: 0, order: 0, callout: .function(nil, RLRunLoopTimerContext()))
+        var generator = SystemRandomNumberGenerator()
+        for shape in 0 ..< 3 {
+            var entries = (1 ... 3000).map { TimerHeap.Entry(deadline: UInt64($0 / 3), seq: UInt64($0), slot: $0) }
+            if shape == 1 { entries.reverse() }
+            if shape == 2 { entries.shuffle(using: &generator) }
+            let due = DueTimers()
+            due.reserve(entries.count)
+            for entry in entries { due.append(DueTimer(timer: .passUnretained(timer), entry: entry)) }
+            due.sortByDeadline()
+            #expect((0 ..< due.count).map { due[$0].entry.seq } == (1 ... 3000).map { UInt64($0) })
+            due.removeAll()
+        }
+    }
+
     @Test func heapPopsByDeadlineThenFIFO() {
         var heap = TimerHeap()
         var expected: [(UInt64, UInt64)] = []

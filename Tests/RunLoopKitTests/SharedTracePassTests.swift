@@ -265,4 +265,30 @@ import Testing
             readded.value = nil
         }
     }
+
+    /// Tests/c/test_timer_nested_due.c: a nested run from a timer's
+    /// callout fires the other timers due in the same pass; the outer pass
+    /// does not fire them again.
+    @Test func aNestedRunFiresTheOtherDueTimers() throws {
+        try expectTrace("timer_nested_due") { trace in
+            let loop = Loop.current
+            let keep = LoopTimer(fireDate: Loop.now + 1000) { _ in }
+            let fires = Shared(0)
+            let modal = LoopTimer(fireDate: Loop.now - 0.3) { _ in
+                trace.add("first fired: runs the loop for 100 ms")
+                trace.add("first: nested run: \(Loop.current.run(in: .default, for: .milliseconds(100)))")
+                trace.add("first: back in its callout")
+            }
+            let second = LoopTimer(fireDate: Loop.now - 0.2) { _ in trace.add("second fired") }
+            let repeating = LoopTimer(fireDate: Loop.now - 0.1, interval: .seconds(10)) { _ in
+                let count = fires.update { n in n += 1; return n }
+                trace.add("repeating fired (\(count))")
+            }
+            for timer in [keep, modal, second, repeating] { try loop.add(timer) }
+            trace.add("outer run 0 s: \(loop.run(in: .default, for: .zero))")
+            trace.add("second valid: \(yesNo(second.isValid)); repeating fires: \(fires.value)")
+            repeating.invalidate()
+            keep.invalidate()
+        }
+    }
 }

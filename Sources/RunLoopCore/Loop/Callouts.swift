@@ -103,6 +103,10 @@ package struct CalloutTiming {
         if each { mark = Clock.monotonicNow() }
     }
 
+    /// The latest clock reading: the start, or the end of the last callout
+    /// timed on its own (a batch's start for a batch).
+    package var latestReading: UInt64 { mark }
+
     /// The step's callouts are done: records a batch (the second reading).
     @inline(__always)
     package func finish(_ insight: Insight) {

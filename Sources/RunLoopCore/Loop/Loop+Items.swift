@@ -366,8 +366,6 @@ extension Loop {
             item.untie()
         case .timer(let timer):
             guard let placement = timer.placements.remove(from: mode) else { return }
-            // A pass holding it to fire checks it again before its callout.
-            if timer.firing { timer.noteChangedWhileFiring() }
             // `deferred` takes over the mode's reference, dropped once unlocked.
             deferred.release(owned: mode.removeTimer(slot: placement.slot))
             item.untie()

@@ -1,11 +1,10 @@
 import Glibc
 
-/// A timer taken off the heap to fire in this pass, with the pass's
-/// reference to it (see Loop.fireDueTimers).
+/// A timer due in this pass, with the pass's reference to it and the heap
+/// entry it was due by (see Loop.fireDueTimers).
 package struct DueTimer {
     package let timer: Unmanaged<Timer>
-    package let deadline: UInt64
-    package let epoch: UInt32
+    package let entry: TimerHeap.Entry
 }
 
 /// The timers a pass fires, in memory from malloc that the loop keeps
@@ -19,6 +18,9 @@ final class DueTimers {
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<DueTimer>?
     @exclusivity(unchecked) private(set) var capacity = 0
     @exclusivity(unchecked) private(set) var count = 0
+    /// Where the due entries are in the heap: the scratch of
+    /// `ModeTimers.collectDue`, kept with the list.
+    let positions = HeapPositions()
 
     init() {}
 
@@ -48,6 +50,39 @@ final class DueTimers {
         count += 1
     }
 
+    /// Puts the list in firing order: by deadline, FIFO among equal ones
+    /// (the heap's order).  Often in order already (a heap filled in
+    /// deadline order, see TimerHeap.duePositions): one pass checks.
+    /// Otherwise a heapsort, in place: Swift's sort allocates a buffer of
+    /// half the list, and traps when memory runs out.
+    func sortByDeadline() {
+        guard count > 1, let base else { return }
+        var sorted = true
+        for i in 1 ..< count where base[i].entry.precedes(base[i - 1].entry) {
+            sorted = false
+            break
+        }
+        if sorted { return }
+        // A max-heap by firing order, then the largest to the end.
+        for start in stride(from: count / 2 - 1, through: 0, by: -1) { siftDown(base, start, count) }
+        for end in stride(from: count - 1, to: 0, by: -1) {
+            swap(&base[0], &base[end])
+            siftDown(base, 0, end)
+        }
+    }
+
+    private func siftDown(_ base: UnsafeMutablePointer<DueTimer>, _ start: Int, _ end: Int) {
+        var parent = start
+        while true {
+            var child = 2 * parent + 1
+            guard child < end else { return }
+            if child + 1 < end && base[child].entry.precedes(base[child + 1].entry) { child += 1 }
+            guard base[parent].entry.precedes(base[child].entry) else { return }
+            swap(&base[parent], &base[child])
+            parent = child
+        }
+    }
+
     subscript(_ i: Int) -> DueTimer {
         precondition(i < count)
         return base![i]
@@ -61,6 +96,7 @@ final class DueTimers {
     /// Empties the list; keeps its memory unless it holds more than
     /// `keptCapacity` entries.
     func removeAll() {
+        positions.removeAll()
         count = 0
         if capacity > Self.keptCapacity {
             free(base)
@@ -69,3 +105,46 @@ final class DueTimers {
         }
     }
 }
+
+/// Positions in a timer heap, in memory from malloc grown by doubling
+/// (`append` fails, rather than trapping, when memory runs out).  The
+/// loop's thread only, as DueTimers.
+final class HeapPositions {
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Int32>?
+    @exclusivity(unchecked) private var capacity = 0
+    @exclusivity(unchecked) private(set) var count = 0
+
+    init() {}
+
+    deinit { free(base) }
+
+    /// Adds a position; false, with nothing added, when memory runs out.
+    func append(_ position: Int) -> Bool {
+        if count == capacity {
+            let grown = capacity == 0 ? 64 : capacity * 2
+            guard let raw = realloc(base, grown * MemoryLayout<Int32>.stride) else { return false }
+            base = raw.bindMemory(to: Int32.self, capacity: grown)
+            capacity = grown
+        }
+        base![count] = Int32(truncatingIfNeeded: position)
+        count += 1
+        return true
+    }
+
+    subscript(_ i: Int) -> Int {
+        precondition(i < count)
+        return Int(base![i])
+    }
+
+    /// Empties the list; keeps its memory unless it holds more than
+    /// `DueTimers.keptCapacity` positions.
+    func removeAll() {
+        count = 0
+        if capacity > DueTimers.keptCapacity {
+            free(base)
+            base = nil
+            capacity = 0
+        }
+    }
+}
+

@@ -16,16 +16,10 @@ extension Loop {
     /// deadline in each of its modes and wake the loop so it re-arms.
     package func timerMoved(_ timer: Timer) {
         let wake: Bool = lock.withLock {
-            // It may have left this loop meanwhile.
+            // A timer in its callout is scheduled after it (its callout's
+            // new date is kept).  It may have left this loop meanwhile.
             let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
-            guard loop === self else { return false }
-            // Taken by a pass to fire: scheduled after its callout (which
-            // keeps the new date), and checked again before it, when its
-            // turn comes (fireDueTimers).
-            if timer.firing {
-                timer.noteChangedWhileFiring()
-                return false
-            }
+            guard !timer.firing, loop === self else { return false }
             scheduleTimerLocked(timer, at: deadline)
             if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && !isOwnThread }
             // Waited for from outside: the poll descriptor must report it.
@@ -54,6 +48,12 @@ extension Loop {
     /// callout moved them, as in CF), a repeating timer whose callout set a
     /// new fire date keeps that date, other repeating timers continue on
     /// their original grid (skipping missed slots).
+    ///
+    /// As CF's __CFRunLoopDoTimers: the list of due timers is made first,
+    /// and each is checked again when its turn comes (`takeToFire`), for
+    /// earlier callouts may have moved, removed or invalidated it, or fired
+    /// it from a nested run: the timers wait for their turn scheduled as
+    /// they were, and only the one in its callout is out of the schedule.
     package func fireDueTimers(_ mode: Mode) {
         guard mayHaveWork(.timers, in: mode) else { return }
         let now = Clock.monotonicNow()
@@ -61,76 +61,54 @@ extension Loop {
         // stack (a nested run from one of its callouts) has it.
         let due = spareDueTimers ?? DueTimers()
         spareDueTimers = nil
-        lock.withLock {
-            // Room for every entry at once if the earliest is due; if
-            // memory ran out making it, the timers that do not fit stay
-            // due, for the next pass.
-            let bound = mode.timers.dueBound(now: now)
-            if due.capacity < bound { due.reserve(bound) }
-            // The pass takes a reference of its own to each due timer, and
-            // while it fires the timer is due in none of its modes (a nested
-            // run must not fire it again).
-            while due.hasRoom, let (entry, unmanaged) = mode.timers.popDue(now: now) {
-                let epoch = unmanaged.retain()._withUnsafeGuaranteedRef { timer in
-                    timer.firing = true
-                    timer.placements.forEach { other, slot in if other !== mode { other.timers.unschedule(slot: slot) } }
-                    // Only a repeating timer needs to know whether its callout moved it.
-                    return timer.repeats ? timer.withSchedule { $0.epoch } : 0
-                }
-                due.append(DueTimer(timer: unmanaged, deadline: entry.deadline, epoch: epoch))
-            }
-        }
+        // Each with a reference of the pass's own.  If memory runs out
+        // making room for all, those that do not fit stay due for the next
+        // pass.
+        lock.withLock { mode.timers.collectDue(now: now, into: due) }
+        due.sortByDeadline()
         // One clock reading per timer (CalloutTiming): each callout starts
         // at the reading that ended the previous one.
         var timing = CalloutTiming(.timer, insight)
         for i in 0 ..< due.count {
-            let firing = due[i]
+            let listed = due[i]
             // The pass's reference keeps the timer alive until the release below.
-            firing.timer._withUnsafeGuaranteedRef { timer in
-                var epoch = firing.epoch
-                // Moved or removed since the pass took it (by an earlier
-                // callout, or another thread): as in CF, it fires now only
-                // if it is still due and still this loop's; otherwise it
-                // waits for its new date or its next add, unfired.
-                if timer.changedWhileFiring {
-                    guard let current = epochIfStillDue(timer) else {
-                        putBack(timer)
-                        timing.skip()
-                        return
-                    }
-                    epoch = current
-                }
-                if timer.isValid { callOutToTimer(timer, due: firing.deadline, &timing) }
+            listed.timer._withUnsafeGuaranteedRef { timer in
+                guard let (epoch, deadline) = takeToFire(timer, listed.entry, in: mode, now: timing.latestReading)
+                else { return }
+                callOutToTimer(timer, due: deadline, &timing)
                 if timer.repeats { reschedule(timer, firedAtEpoch: epoch) } else { expire(timer) }
             }
             // The pass's reference: for most expired timers the last one.
-            firing.timer.release()
+            listed.timer.release()
         }
         due.removeAll()
         spareDueTimers = due
     }
 
-    /// A timer taken to fire whose fire date was set, or which left a mode,
-    /// before its turn: its schedule's epoch if it is still this loop's and
-    /// due now (it fires, and a later move is its callout's), nil if not
-    /// (CF's __CFRunLoopDoTimer checks both).  Clears the mark.
-    private func epochIfStillDue(_ timer: Timer) -> UInt32? {
-        let now = Clock.monotonicNow()
-        return lock.withLock {
-            timer.firing = true  // the change is read now
-            return timer.withSchedule { $0.loop === self && $0.deadline <= now ? $0.epoch : nil }
+    /// A listed timer's turn (CF's __CFRunLoopDoTimer): it fires if it is
+    /// still valid, this loop's, due by `now` and not in a callout (a
+    /// nested run's); it is then out of its modes' schedules until it is
+    /// scheduled again after its callout.  Returns its schedule's epoch
+    /// (0 for a one-shot timer, which does not need it) and the deadline
+    /// it fires for; nil if it does not fire.
+    private func takeToFire(_ timer: Timer, _ entry: TimerHeap.Entry, in mode: Mode,
+                            now: UInt64) -> (epoch: UInt32, deadline: UInt64)? {
+        lock.withLock {
+            guard timer.isValid, !timer.firing else { return nil }
+            let fire: (epoch: UInt32, deadline: UInt64)?
+            if !timer.repeats && mode.timers.isLive(entry) {
+                // Scheduled as when the list was made: due, and this loop's.
+                fire = (0, entry.deadline)
+            } else {
+                // Moved, removed or fired since (or repeating: its epoch is
+                // needed): the timer's own schedule says.
+                fire = timer.withSchedule { s in s.loop === self && s.deadline <= now ? (s.epoch, s.deadline) : nil }
+            }
+            guard let fire else { return nil }
+            timer.firing = true
+            timer.placements.forEach { mode, slot in mode.timers.unschedule(slot: slot) }
+            return fire
         }
-    }
-
-    /// A timer taken to fire, not fired after all (`epochIfStillDue`):
-    /// scheduled again wherever it is now, at its date (a one-shot timer
-    /// stays valid).
-    private func putBack(_ timer: Timer) {
-        let elsewhere: Loop? = lock.withLock {
-            timer.firing = false
-            return scheduleAgainLocked(timer)
-        }
-        elsewhere?.timerMoved(timer)
     }
 
     /// After a repeating timer's callout: it is scheduled again in all its

@@ -56,11 +56,17 @@ package struct ModeTimers: ~Copyable {
 
     package var all: [Timer] { slots.timers }
 
-    /// How many timers a pass at `now` may pop at most: the heap's
-    /// entries if the earliest is due (a burst sizes its list once), else 0.
-    package func dueBound(now: UInt64) -> Int {
-        guard let top = heap.top, top.deadline <= now else { return 0 }
-        return heap.count
+    /// Appends the timers due by `now` to `due`, each with its live entry
+    /// and a reference of the list's own, in the heap's order (see
+    /// TimerHeap.duePositions).  They stay scheduled.  If memory runs out,
+    /// the list holds the earliest levels' and the others stay due.
+    func collectDue(now: UInt64, into due: DueTimers) {
+        _ = heap.duePositions(now: now, into: due.positions)
+        due.reserve(due.positions.count)
+        for i in 0 ..< due.positions.count where due.hasRoom {
+            let entry = heap.entry(at: due.positions[i])
+            if isLive(entry) { due.append(DueTimer(timer: slots.timer(at: entry.slot).retain(), entry: entry)) }
+        }
     }
 
     /// Schedules the timer in `slot` at `deadline`, behind the entries
@@ -110,25 +116,13 @@ package struct ModeTimers: ~Copyable {
 
     /// True if the entry is still its timer's current schedule in this mode.
     @inline(__always)
-    private func isLive(_ entry: TimerHeap.Entry) -> Bool { slots.seq(at: entry.slot) == entry.seq }
+    package func isLive(_ entry: TimerHeap.Entry) -> Bool { slots.seq(at: entry.slot) == entry.seq }
 
     /// The earliest live entry, dropping stale ones from the top.
     package mutating func earliest() -> TimerHeap.Entry? {
         while let top = heap.top {
             if isLive(top) { return top }
             heap.pop()
-        }
-        return nil
-    }
-
-    /// Removes the earliest live entry due by `now` and retires it (see
-    /// unschedule); returns it with its timer.
-    package mutating func popDue(now: UInt64) -> (entry: TimerHeap.Entry, timer: Unmanaged<Timer>)? {
-        while let top = heap.top, top.deadline <= now {
-            heap.pop()
-            guard isLive(top) else { continue }  // stale: dropped
-            slots.setSeq(0, at: top.slot)
-            return (top, slots.timer(at: top.slot))
         }
         return nil
     }

@@ -100,16 +100,11 @@ package final class Timer: Object, @unchecked Sendable {
     // The fields are in this order so that the small ones fill the end of
     // Object's and the instance stays within a 160-byte heap block.
     private let valid = Atomic<Bool>(true)
-    /// `firingBit` from the moment a pass takes it to fire until it is
-    /// scheduled again after its callout (so a nested run does not fire
-    /// it, and a move or an add waits for that reschedule); `movedBit`
-    /// if its fire date was set or it left a mode meanwhile (see
-    /// `changedWhileFiring`).
-    /// Written under its loop's lock; read under the lock of the loop the
-    /// timer is added to or moved in, and by the firing pass.
-    private let firingState = Atomic<UInt8>(0)
-    private static let firingBit: UInt8 = 1
-    private static let movedBit: UInt8 = 2
+    /// True while its callout runs (so a nested run does not fire it, and
+    /// a move or an add waits for the reschedule after the callout).
+    /// Written by the firing loop's thread under its lock; read under the
+    /// lock of the loop the timer is added to or moved in.
+    private let firingFlag = Atomic<Bool>(false)
     /// Orders its callouts before the release of its info (CalloutGate).
     private let gate = CalloutGate()
     /// Its tolerance in seconds (the bits of a Double), as stored: at most
@@ -159,19 +154,9 @@ package final class Timer: Object, @unchecked Sendable {
     package var intervalNs: UInt64 { repeats ? max(1, Clock.nanoseconds(interval)) : 0 }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
     package var firing: Bool {
-        get { firingState.load(ordering: .relaxed) & Self.firingBit != 0 }
-        // Taken to fire: not moved yet.  Scheduled again: the move is in
-        // the schedule it was scheduled from.
-        set { firingState.store(newValue ? Self.firingBit : 0, ordering: .relaxed) }
+        get { firingFlag.load(ordering: .relaxed) }
+        set { firingFlag.store(newValue, ordering: .relaxed) }
     }
-    /// Whether its fire date was set, or it was taken out of a mode, after
-    /// a pass took it to fire: by an earlier callout of that pass, by
-    /// another thread, or by its own callout.  The pass then checks, when
-    /// the timer's turn comes, that it is still due and still the loop's
-    /// (as CF does), and fires it only if so.
-    package var changedWhileFiring: Bool { firingState.load(ordering: .relaxed) & Self.movedBit != 0 }
-    /// Records a change while firing (its loop's lock held).
-    package func noteChangedWhileFiring() { firingState.store(Self.firingBit | Self.movedBit, ordering: .relaxed) }
     package var owner: Loop? { withSchedule { $0.loop } }
     /// 0 once it is invalid (as CF).
     package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
