@@ -106,7 +106,7 @@ extension Loop {
             }
             guard let fire else { return nil }
             timer.firing = true
-            timer.placements.forEach { mode, slot in mode.timers.unschedule(slot: slot) }
+            timer.placements.forEach { holder, slot in holder.timers.unschedule(slot: slot) }
             return fire
         }
     }
@@ -115,32 +115,26 @@ extension Loop {
     /// modes, at the date its callout set or on its original grid.  The
     /// date moves on even if the callout took the timer out of every mode
     /// (CF too: GetNextFireDate reports it, and a later add uses it).
+    /// If its callout moved it to another thread's loop, that loop's add
+    /// left it unscheduled (it was firing): that loop schedules it, out of
+    /// this lock.
     private func reschedule(_ timer: Timer, firedAtEpoch epoch: UInt32) {
         let now = Clock.monotonicNow()  // to skip missed slots
         let elsewhere: Loop? = lock.withLock {
             timer.firing = false
             guard timer.isValid else { return nil }
-            timer.withSchedule { s in
-                guard s.epoch == epoch else { return }
-                let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
-                if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
+            let (deadline, loop) = timer.withSchedule { s -> (UInt64, Loop?) in
+                if s.epoch == epoch {
+                    let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
+                    if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
+                }
+                return (s.deadline, s.loop)
             }
-            return scheduleAgainLocked(timer)
+            guard loop === self else { return loop }
+            scheduleTimerLocked(timer, at: deadline)
+            return nil
         }
         elsewhere?.timerMoved(timer)
-    }
-
-    /// Schedules a timer that was firing (no longer marked so) at its date
-    /// in its modes of this loop.  Returns the loop it belongs to if that
-    /// is another one (a callout moved it there while it fired; that
-    /// loop's add left it unscheduled): the caller schedules it there, out
-    /// of this lock.  Lock held.
-    private func scheduleAgainLocked(_ timer: Timer) -> Loop? {
-        guard timer.isValid else { return nil }
-        let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
-        guard loop === self else { return loop }
-        scheduleTimerLocked(timer, at: deadline)
-        return nil
     }
 
     /// After a one-shot timer's callout: it is invalidated, even if the

@@ -169,21 +169,19 @@ package struct TimerHeap: ~Copyable {
     /// included, in increasing order: level by level, the children of a
     /// due entry after it (the parent of a due entry is due, so the heap
     /// order prunes the rest, and the cost is about the number due).  A
-    /// heap filled in deadline order is in that order already.  False if
-    /// `positions` ran out of memory: it holds the first levels' then.
-    func duePositions(now: UInt64, into positions: HeapPositions) -> Bool {
-        guard count > 0, e[0].deadline <= now else { return true }
-        guard positions.append(0) else { return false }
+    /// heap filled in deadline order is in that order already.  If memory
+    /// runs out, `positions` holds the first levels'.
+    func duePositions(now: UInt64, into positions: HeapPositions) {
+        guard count > 0, e[0].deadline <= now, positions.append(0) else { return }
         var next = 0
         while next < positions.count {
             let first = Self.arity * positions[next] + 1
             next += 1
             guard first < count else { continue }
             for child in first ..< min(first + Self.arity, count) where e[child].deadline <= now {
-                guard positions.append(child) else { return false }
+                guard positions.append(child) else { return }
             }
         }
-        return true
     }
 
     /// The entry at a position `duePositions` gave (no push or pop since).
