@@ -491,7 +491,7 @@ extension Result {
         let lines = Trace()
         onFreshThread {
             let loop = Registry.shared.current()!
-            let stats = loop.insight.statistics
+            let insight = loop.insight
             func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
             let busy = mode("busy")
             var began = 0.0
@@ -503,25 +503,25 @@ extension Result {
                 if Clock.absoluteNow() - began < 0.05 { source.signal() } else { loop.stop() }
             }
             _ = loop.add(.source(source), to: busy)
-            stats.reset()
+            insight.statistics.reset()
             source.signal()
             let start = Clock.absoluteNow()
             var result = loop.run(busy, seconds: 5, returnAfterSourceHandled: false)
             let busyMicros = (Clock.absoluteNow() - start) * 1e6
-            let yields = stats.value(.busyYields)
+            let yields = insight.statistics.value(.busyYields)
             lines.add("busy 50 ms: \(resultNames[result]!), gave way >= 10: \(yesNo(yields >= 10)), "
                       + "at most once per 50 us: \(yesNo(Double(yields) <= busyMicros / 50 + 1)), "
-                      + "once per pass at most: \(yesNo(yields < stats.value(.passes)))")
-            stats.reset()
+                      + "once per pass at most: \(yesNo(yields < insight.statistics.value(.passes)))")
+            insight.statistics.reset()
             for _ in 0..<200 {
                 source.signal()
                 _ = loop.run(busy, seconds: 0, returnAfterSourceHandled: false)
             }
-            lines.add("200 one-pass runs: performed \(stats.value(.version0Performed)), gave way \(stats.value(.busyYields))")
+            lines.add("200 one-pass runs: performed \(insight.statistics.value(.version0Performed)), gave way \(insight.statistics.value(.busyYields))")
             source.invalidate()
             source.releaseRef()
 
-            stats.reset()
+            insight.statistics.reset()
             let ticked = mode("ticked")
             let quiet = makeSource {}
             _ = loop.add(.source(quiet), to: ticked)
@@ -533,7 +533,7 @@ extension Result {
             _ = loop.add(.timer(tick), to: ticked)
             result = loop.run(ticked, seconds: 5, returnAfterSourceHandled: false)
             lines.add("a source signalled every other 1 ms tick: \(resultNames[result]!), "
-                      + "performed \(stats.value(.version0Performed)), gave way \(stats.value(.busyYields))")
+                      + "performed \(insight.statistics.value(.version0Performed)), gave way \(insight.statistics.value(.busyYields))")
             tick.invalidate()
             tick.releaseRef()
             quiet.invalidate()

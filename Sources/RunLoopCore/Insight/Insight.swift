@@ -50,7 +50,15 @@ package final class Insight: @unchecked Sendable {
     /// Which of the stall monitor and the trace are on.
     package let flags = Atomic<UInt8>(0)
     package let statistics = Statistics()
-    package let trace = TraceWriter()
+    /// The trace writer, made by the loop's first trace (most loops are
+    /// never traced: a writer with its lock is 160 bytes).  Set once.
+    private let traceWriter = AtomicLazyReference<TraceWriter>()
+    /// The trace writer, if the loop was ever traced.
+    package var trace: TraceWriter? { traceWriter.load() }
+    /// The trace writer, made now if the loop has none.
+    package func makeTrace() -> TraceWriter {
+        traceWriter.load() ?? traceWriter.storeIfNil(TraceWriter())
+    }
 
     // Published for the watchdog (seqlock: `marker` is written last and
     // read before and after the others).
@@ -87,7 +95,7 @@ package final class Insight: @unchecked Sendable {
         let now = Clock.monotonicNow()
         if f & Self.traceBit != 0 && phase != .idle {
             let arg: TraceWriter.Arg = phase == .waiting ? lastWake.map { .word("woke", $0.name) } ?? .none : .none
-            trace.complete(name: phase.name, category: "phase", start: phaseStart, end: now, arg)
+            trace?.complete(name: phase.name, category: "phase", start: phaseStart, end: now, arg)
         }
         phase = next
         phaseStart = now
@@ -135,9 +143,9 @@ package final class Insight: @unchecked Sendable {
         if f != 0 {
             let now = Clock.monotonicNow()
             if f & Self.traceBit != 0 {
-                if phase != .idle { trace.complete(name: phase.name, category: "phase", start: phaseStart, end: now, .none) }
+                if phase != .idle { trace?.complete(name: phase.name, category: "phase", start: phaseStart, end: now, .none) }
                 if let mode, begun != 0 {
-                    trace.complete(name: "run", category: "run", start: begun, end: now, .text("mode", mode.description))
+                    trace?.complete(name: "run", category: "run", start: begun, end: now, .text("mode", mode.description))
                 }
             }
             stallStart = now
@@ -194,7 +202,7 @@ package final class Insight: @unchecked Sendable {
 
     private func calloutEndedSlow(_ kind: CalloutKind, item: UInt, start: UInt64, end: UInt64, _ f: UInt8) {
         if f & Self.traceBit != 0 {
-            trace.complete(name: kind.name, category: "callout", start: start, end: end,
+            trace?.complete(name: kind.name, category: "callout", start: start, end: end,
                            item == 0 ? .none : .hex("item", item))
         }
         if f & Self.stallBit != 0 {

@@ -6,7 +6,9 @@ import Synchronization
 /// moves on x86-64: no read-modify-write); read from any thread one
 /// counter at a time.  The layout matches `RLRunLoopStatistics` from
 /// `passes` on, so a snapshot is a loop of loads into the C struct.
-package final class Statistics: @unchecked Sendable {
+/// A non-copyable value stored in the loop's Insight: the counters are
+/// one block, with no object around them.
+package struct Statistics: ~Copyable, @unchecked Sendable {
     /// Indices into the counter array, in the C struct's field order.
     package enum Counter: Int {
         case passes = 0, sleeps

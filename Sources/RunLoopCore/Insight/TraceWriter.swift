@@ -182,7 +182,7 @@ extension Loop {
     }
 
     package func startTrace(path: UnsafePointer<CChar>) -> TraceStart {
-        let writer = insight.trace
+        let writer = insight.makeTrace()
         if writer.isOpen { return .alreadyTracing }
         let name = isMain ? "run loop (main thread)" : "run loop (thread \(ownerTID))"
         guard writer.open(path: path, tid: ownerTID, threadName: name) else {
@@ -203,7 +203,7 @@ extension Loop {
     @discardableResult
     package func stopTrace() -> Bool {
         insight.flags.bitwiseAnd(~Insight.traceBit, ordering: .relaxed)
-        let writer = insight.trace
+        guard let writer = insight.trace else { return false }
         if let id = writer.setTearDownID(nil) { removeTearDownHandler(id) }
         return writer.close()
     }

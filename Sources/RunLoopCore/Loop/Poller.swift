@@ -77,14 +77,17 @@ package final class Poller: @unchecked Sendable {
     package static let ignoring: UInt32 = 3
     package static let spinning: UInt32 = 4
     /// Whether and how long `wait` spins before it sleeps.  Loop thread only.
-    private let spin = SpinBeforeSleep()
+    @exclusivity(unchecked) private var spin = SpinBeforeSleep()
     /// The deadline the timerfd is armed for; 0 when disarmed or expired.
     /// Loop thread only.
     @exclusivity(unchecked) private var armed: UInt64 = 0
     /// epoll_wait's output buffer (struct epoll_event entries, read through
-    /// rl_epoll_event_token/mask) and its capacity.  Loop thread only.
+    /// rl_epoll_event_token/mask) once a burst has grown it, and its
+    /// capacity.  nil before: `wait` reads the first `initialBatch` events
+    /// into its stack frame, so a loop that never sees a burst keeps no
+    /// buffer (192 bytes per loop).  Loop thread only.
     @exclusivity(unchecked) private var capacity = Poller.initialBatch
-    @exclusivity(unchecked) private var buffer = Poller.allocateEvents(Poller.initialBatch)
+    @exclusivity(unchecked) private var grown: UnsafeMutableRawPointer? = nil
     /// One bit per descriptor number: those reported by this call, once a
     /// batch has filled (see `wait`); all clear between calls.
     @exclusivity(unchecked) private var seen: [UInt64] = []
@@ -141,7 +144,8 @@ package final class Poller: @unchecked Sendable {
     package func shutdown() {
         guard !shut.exchange(true, ordering: .sequentiallyConsistent) else { return }
         while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
-        buffer.deallocate()
+        grown?.deallocate()
+        grown = nil
         let keepExport = exportFD >= 0 && pollDescriptorIsOurs(exportFD, member: epollFD)
         Glibc.close(epollFD)
         Glibc.close(timerFD)
@@ -527,6 +531,15 @@ package final class Poller: @unchecked Sendable {
     /// Otherwise a pending wake-up is consumed, and wake-ups are ignored
     /// from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
+        withUnsafeTemporaryAllocation(byteCount: Self.initialBatch * rl_epoll_event_size(), alignment: 8) { stack in
+            wait(until: deadline, poll: poll, stack: stack.baseAddress!)
+        }
+    }
+
+    /// `wait`, reading events into `stack` (`initialBatch` entries) until
+    /// the buffer has grown.
+    private func wait(until deadline: UInt64, poll: Bool, stack: UnsafeMutableRawPointer) -> [Ready] {
+        var buffer = grown ?? stack
         armNoLaterThan(deadline)
         var timeout: Int32 = -1
         var began: UInt64 = 0
@@ -589,6 +602,7 @@ package final class Poller: @unchecked Sendable {
             if batches == 1 { for r in ready { _ = markSeen(r.fd) } }
             batches += 1
             growBuffers()
+            buffer = grown ?? stack
             n = rl_epoll_wait_into(epollFD, buffer, Int32(capacity), 0)
         }
         if batches > 1 { for r in ready { seen[Int(r.fd) >> 6] = 0 } }
@@ -623,9 +637,9 @@ package final class Poller: @unchecked Sendable {
         let fit = 1 << (Int.bitWidth - (registrations.count + 1).leadingZeroBitCount)  // > count + 1, a power of 2
         let wanted = min(max(Self.batch, fit), Self.batch * Self.maxBatches)
         guard capacity < wanted else { return }
-        buffer.deallocate()
+        grown?.deallocate()
         capacity = wanted
-        buffer = Self.allocateEvents(capacity)
+        grown = Self.allocateEvents(capacity)
     }
 
     private static func allocateEvents(_ count: Int) -> UnsafeMutableRawPointer {

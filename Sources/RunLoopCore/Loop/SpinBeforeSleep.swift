@@ -18,11 +18,11 @@ import Glibc
 /// a scheduler wake-up is slow (27 -> 3-4.5 us on a VM whose raw eventfd
 /// round trip took ~24 us; on one taking 3 us it lost ~20%).
 ///
-/// Loop thread only.  A class held in a `let`: its two fields are checked
-/// for exclusivity one access at a time, as they were as Poller's fields;
-/// a struct in a `var` made each call one tracked access more (design.md,
-/// "Exclusivity checks").
-final class SpinBeforeSleep {
+/// Loop thread only: a value in the poller's `@exclusivity(unchecked)`
+/// var (a class cost a 48-byte block per loop; a struct in a checked var
+/// made each call one tracked access more, see design.md, "Exclusivity
+/// checks").
+struct SpinBeforeSleep {
     /// The spin limit (ns), read once per process.  0 when the process may
     /// run on one CPU only: the thread that would wake the loop could not
     /// run while it spins.
@@ -45,7 +45,7 @@ final class SpinBeforeSleep {
     /// Moves `state` to asleep (2) for epoll_wait, first spinning in
     /// state 4 when wake-ups have been arriving quickly.  False if a
     /// wake-up is pending instead: epoll_wait must only look.
-    func sleep(_ state: HotWord, until deadline: UInt64, began: UInt64) -> Bool {
+    mutating func sleep(_ state: HotWord, until deadline: UInt64, began: UInt64) -> Bool {
         ranOut = false
         let limit = Self.limitNs
         if limit > 0, typicalWaitNs < limit, deadline > began &+ limit,
@@ -66,7 +66,7 @@ final class SpinBeforeSleep {
 
     /// Records how long the wait that began at `began` took, and whether
     /// a wake-up ended it (after epoll_wait returned; spinning on).
-    func waited(since began: UInt64, byWakeUp: Bool) {
+    mutating func waited(since began: UInt64, byWakeUp: Bool) {
         let took = Clock.monotonicNow() &- began
         // A spin that ran out counts as very long: the waker is not
         // coming soon (or cannot run while this thread spins), so

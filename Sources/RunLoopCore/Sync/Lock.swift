@@ -1,9 +1,16 @@
 import Glibc
 
-/// A plain mutex for state that a loop guards as a whole.  Never held
+/// A plain mutex for state that an object guards as a whole.  Never held
 /// while user code runs: every path collects what it must call, unlocks,
 /// then calls out (see `Deferred`).
-package final class Lock: @unchecked Sendable {
+///
+/// A non-copyable value stored in its owner (a loop, the handle table, a
+/// trace writer), so the owner pays one block for the mutex and no object
+/// around it.  The mutex itself is allocated: an owner's stored
+/// properties may move while it is being made, a pthread mutex may not.
+/// (The standard library's `Mutex` is stored inline, but it waits on raw
+/// futexes, which ThreadSanitizer cannot see; see Guarded.)
+package struct Lock: ~Copyable, @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     package init() {
