@@ -370,28 +370,20 @@ static void hotcall_run(void *info)
     struct hotcall *h = info;
     X(RunLoopSourceSignal)(h->src);  /* from here both are pending */
     X(RunLoopWakeUp)(h->loop);
-    uint64_t t0 = now_ns(), t1;
+    double per_op;
     if (h->one_call) {
         signal_one_call(h->src, h->loop);  /* pending and woken */
-        t0 = now_ns();
         if (h->fn) {
-            for (long i = 0; i < h->items; i++) signal_one_call_fn(h->src, h->loop);
+            per_op = HOT_PER_OP(h->items, signal_one_call_fn(h->src, h->loop));
         } else {
-            for (long i = 0; i < h->items; i++) signal_one_call(h->src, h->loop);
+            per_op = HOT_PER_OP(h->items, signal_one_call(h->src, h->loop));
         }
     } else if (h->fn) {
-        for (long i = 0; i < h->items; i++) {
-            FN(RunLoopSourceSignal)(h->src);
-            FN(RunLoopWakeUp)(h->loop);
-        }
+        per_op = HOT_PER_OP(h->items, FN(RunLoopSourceSignal)(h->src); FN(RunLoopWakeUp)(h->loop));
     } else {
-        for (long i = 0; i < h->items; i++) {
-            X(RunLoopSourceSignal)(h->src);
-            X(RunLoopWakeUp)(h->loop);
-        }
+        per_op = HOT_PER_OP(h->items, X(RunLoopSourceSignal)(h->src); X(RunLoopWakeUp)(h->loop));
     }
-    t1 = now_ns();
-    result(h->name, IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    result(h->name, IMPL, "per_op", per_op, "ns");
     X(RunLoopSourceInvalidate)(h->src);
     X(RunLoopStop)(h->loop);
 }

@@ -208,10 +208,8 @@ static void hotcall_run(uv_timer_t *t)
 {
     struct hotcall *h = t->data;
     uv_async_send(&h->async);  /* from here it is pending */
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < h->items; i++) uv_async_send(&h->async);
-    uint64_t t1 = now_ns();
-    result(hot_name, IMPL, "per_op", (double)(t1 - t0) / (double)h->items, "ns");
+    double per_op = HOT_PER_OP(h->items, uv_async_send(&h->async));
+    result(hot_name, IMPL, "per_op", per_op, "ns");
     uv_close((uv_handle_t *)&h->async, NULL);
     uv_close((uv_handle_t *)&h->timer, NULL);
 }
