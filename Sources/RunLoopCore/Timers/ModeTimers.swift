@@ -61,10 +61,10 @@ package struct ModeTimers: ~Copyable {
     /// TimerHeap.duePositions).  They stay scheduled.  If memory runs out,
     /// the list holds the earliest levels' and the others stay due.
     func collectDue(now: UInt64, into due: DueTimers) {
-        heap.duePositions(now: now, into: due.positions)
+        heap.duePositions(now: now, into: &due.positions)
         due.reserve(due.positions.count)
         for i in 0 ..< due.positions.count where due.hasRoom {
-            let entry = heap.entry(at: due.positions[i])
+            let entry = heap.entry(at: Int(due.positions[i]))
             if isLive(entry) { due.append(DueTimer(timer: slots.timer(at: entry.slot).retain(), entry: entry)) }
         }
     }

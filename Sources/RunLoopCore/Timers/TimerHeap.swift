@@ -22,7 +22,7 @@ package struct TimerHeap: ~Copyable {
     /// entries before they run out (see ModeTimers.nextSeq).
     package static let maxSeq: UInt64 = (1 << (64 - slotBits)) - 1
 
-    package struct Entry {
+    package struct Entry: BitwiseCopyable {
         package let deadline: UInt64
         /// `seq << slotBits | slot`.  The sequence number (from the mode's
         /// counter) orders equal deadlines (FIFO) and identifies the entry
@@ -171,15 +171,15 @@ package struct TimerHeap: ~Copyable {
     /// order prunes the rest, and the cost is about the number due).  A
     /// heap filled in deadline order is in that order already.  If memory
     /// runs out, `positions` holds the first levels'.
-    func duePositions(now: UInt64, into positions: HeapPositions) {
+    func duePositions(now: UInt64, into positions: inout MallocList<Int32>) {
         guard count > 0, e[0].deadline <= now, positions.append(0) else { return }
         var next = 0
         while next < positions.count {
-            let first = Self.arity * positions[next] + 1
+            let first = Self.arity * Int(positions[next]) + 1
             next += 1
             guard first < count else { continue }
             for child in first ..< min(first + Self.arity, count) where e[child].deadline <= now {
-                guard positions.append(child) else { return }
+                guard positions.append(Int32(truncatingIfNeeded: child)) else { return }
             }
         }
     }
