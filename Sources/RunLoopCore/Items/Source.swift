@@ -163,27 +163,30 @@ package final class Source: Object, @unchecked Sendable {
         }
     }
     package var identity: ContextIdentity? {
+        guard let hashValue = contextHash else { return nil }
         let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
         switch actions {
         case .function(let perform, let info):
             return ContextIdentity(order: order, perform: bits(unsafeBitCast(perform, to: UnsafeRawPointer?.self)),
-                                   equal: 0, hash: 0, info: info, hashValue: UInt(bitPattern: info), equalFunction: nil)
+                                   equal: 0, hash: 0, info: info, hashValue: hashValue, equalFunction: nil)
         case .context(let box):
-            // hash(info), or info: computed once at creation (user code, no lock held).
-            let (c, hash) = box.value
+            let c = box.value.context
             return ContextIdentity(
                 order: order,
                 perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
                 equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
                 hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
-                info: c.info, hashValue: hash, equalFunction: c.equal)
+                info: c.info, hashValue: hashValue, equalFunction: c.equal)
         case .context1, .closures:
             return nil
         }
     }
 
-    /// `identity?.hashValue` without making the identity: the key of the
-    /// loop's index of such sources (SourceTable).
+    /// The hash CF's equality uses, nil for a source compared by identity
+    /// only: the info pointer for a plain context, else `hash(info)`
+    /// (computed once at creation: user code, no lock held).  The key of
+    /// the loop's index of such sources (SourceTable), and `identity`'s
+    /// `hashValue`.
     package var contextHash: UInt? {
         switch actions {
         case .function(_, let info): return UInt(bitPattern: info)
