@@ -177,7 +177,7 @@ extension Loop {
             switch item {
             case .source(let s): return mode.containsSource(s)
             case .observer(let o): return mode.containsObserver(o)
-            case .timer(let t): return t.placements.placement(in: mode) != nil
+            case .timer(let t): return t.placement(in: mode) != nil
             }
         }
     }
@@ -217,12 +217,12 @@ extension Loop {
         // and it leaves every membership here.
         let owner = timer.withSchedule { s -> Loop? in
             guard s.loop === self else { return s.loop }
-            s.tie.leave(times: Int32(timer.placements.count) + (common ? 1 : 0))
+            s.tie.leave(times: Int32(timer.placementCount) + (common ? 1 : 0))
             return nil
         }
         if let owner { return owner }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
-        timer.placements.takeAll().forEach { mode, slot in
+        timer.removeAllPlacements { mode, slot in
             deferred.release(owned: mode.removeTimer(slot: slot))
         }
         return nil
@@ -314,7 +314,7 @@ extension Loop {
         let mode = modeLocked(name)
         // nil: already in the mode, nothing to add.  A firing timer is
         // scheduled in all its modes after its callout.
-        let inserted: Result<Int, AddFailure>? = timer.placements.placement(in: mode) != nil
+        let inserted: Result<Int, AddFailure>? = timer.placement(in: mode) != nil
             ? nil : mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline)
         // Not inserted: no new membership.
         guard case .success(let slot) = inserted else {
@@ -322,7 +322,7 @@ extension Loop {
             if case .failure(let failure) = inserted { return .failure(failure) }
             return .success(())
         }
-        timer.placements.insert(.init(mode: Unmanaged.passUnretained(mode), slot: slot))
+        timer.insertPlacement(TimerPlacement(mode: Unmanaged.passUnretained(mode), slot: slot))
         // A loop asleep in this mode must re-arm for the new timer.
         // Or waited for in it from outside: the poll descriptor must report it.
         if (runs.last?.mode === mode && !isOwnThread) || (runs.isEmpty && parkedModeName == mode.name) {
@@ -365,7 +365,7 @@ extension Loop {
             guard mode.removeObserver(observer) else { return }
             item.untie()
         case .timer(let timer):
-            guard let placement = timer.placements.remove(from: mode) else { return }
+            guard let placement = timer.removePlacement(from: mode) else { return }
             // `deferred` takes over the mode's reference, dropped once unlocked.
             deferred.release(owned: mode.removeTimer(slot: placement.slot))
             item.untie()

@@ -7,7 +7,7 @@ extension Loop {
     /// Schedules a timer at `deadline` in every mode of this loop holding
     /// it, each entry behind those already there (FIFO).  Lock held.
     package func scheduleTimerLocked(_ timer: Timer, at deadline: UInt64) {
-        timer.placements.forEach { mode, slot in
+        timer.forEachPlacement { mode, slot in
             mode.timers.schedule(slot: slot, deadline: deadline)
         }
     }
@@ -21,9 +21,9 @@ extension Loop {
             let (deadline, loop) = timer.withSchedule { ($0.deadline, $0.loop) }
             guard !timer.firing, loop === self else { return false }
             scheduleTimerLocked(timer, at: deadline)
-            if let run = runs.last { return timer.placements.placement(in: run.mode) != nil && !isOwnThread }
+            if let run = runs.last { return timer.placement(in: run.mode) != nil && !isOwnThread }
             // Waited for from outside: the poll descriptor must report it.
-            return parkedMode.map { timer.placements.placement(in: $0) != nil } ?? false
+            return parkedMode.map { timer.placement(in: $0) != nil } ?? false
         }
         if wake { poller.wakeUp() }
     }
@@ -106,7 +106,7 @@ extension Loop {
             }
             guard let fire else { return nil }
             timer.firing = true
-            timer.placements.forEach { holder, slot in holder.timers.unschedule(slot: slot) }
+            timer.forEachPlacement { holder, slot in holder.timers.unschedule(slot: slot) }
             return fire
         }
     }

@@ -16,60 +16,44 @@ package struct TimerSchedule {
     package var deadline: UInt64
 }
 
-/// Which modes of its loop hold a timer, and the timer's slot in each
-/// (see ModeTimers).  The first placement is stored inline, since
-/// nearly every timer is in one mode.  Guarded by the owning loop's lock;
-/// a mode outlives the placements naming it (modes live as long as their
-/// loop, and a loop's teardown removes every timer).
-package struct TimerPlacements {
-    package struct Placement {
-        package let mode: Unmanaged<Mode>
-        // 32 bits (a placement is 12 bytes): a slot per timer, and there are
-        // at most 2^26 handles (HandleTable), so slots stay far below 2^31.
-        private let slotIndex: Int32
-        package var slot: Int { Int(slotIndex) }
+/// A mode of its loop holding a timer, and the timer's slot in it (see
+/// ModeTimers).  12 bytes: a slot per timer, and there are at most 2^26
+/// handles (HandleTable), so slots stay far below 2^31.
+package struct TimerPlacement {
+    package let mode: Unmanaged<Mode>
+    private let slotIndex: Int32
+    package var slot: Int { Int(slotIndex) }
 
-        package init(mode: Unmanaged<Mode>, slot: Int) {
-            self.mode = mode
-            slotIndex = Int32(truncatingIfNeeded: slot)
-        }
-    }
-    private var first: Placement?
-    private var others: [Placement] = []
-
-    package var isEmpty: Bool { first == nil }
-    package var count: Int { first == nil ? 0 : 1 + others.count }
-
-    package func placement(in mode: Mode) -> Placement? {
-        let key = Unmanaged.passUnretained(mode).toOpaque()
-        if let first, first.mode.toOpaque() == key { return first }
-        return others.first { $0.mode.toOpaque() == key }
+    package init(mode: Unmanaged<Mode>, slot: Int) {
+        self.mode = mode
+        slotIndex = Int32(truncatingIfNeeded: slot)
     }
 
-    package func forEach(_ body: (Mode, Int) -> Void) {
-        guard let first else { return }
-        first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
-        for p in others { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
-    }
+    func isIn(_ mode: Mode) -> Bool { self.mode.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
+}
 
-    package mutating func insert(_ placement: Placement) {
-        if first == nil { first = placement } else { others.append(placement) }
-    }
+/// What few timers have: a repeat interval, an order, a tolerance, a place
+/// in more than one mode of their loop.  Kept out of the timer, which then
+/// fits a 128-byte heap block (one that malloc's fast bins take back
+/// cheaply when a burst of timers is freed): made when the timer is created
+/// with an interval or an order, or first needs the rest; never replaced;
+/// freed with the timer.
+package final class TimerExtras: @unchecked Sendable {
+    let interval: Double
+    let order: Int
+    /// The tolerance in seconds (the bits of a Double), as stored: at most
+    /// half the interval if it repeats.  Readable without any lock (the
+    /// loop reads the window it gives while choosing when to wake).
+    let toleranceBits = Atomic<UInt64>(0)
+    /// The timer's placements after the first (Timer.firstPlacement).
+    /// Guarded by the owning loop's lock; @exclusivity(unchecked): that
+    /// lock makes the accesses exclusive (docs/design.md, "Exclusivity
+    /// checks").
+    @exclusivity(unchecked) var morePlacements: [TimerPlacement] = []
 
-    /// Removes every placement and returns them.
-    package mutating func takeAll() -> TimerPlacements {
-        defer { self = TimerPlacements() }
-        return self
-    }
-
-    package mutating func remove(from mode: Mode) -> Placement? {
-        let key = Unmanaged.passUnretained(mode).toOpaque()
-        if let found = first, found.mode.toOpaque() == key {
-            first = others.isEmpty ? nil : others.removeLast()
-            return found
-        }
-        guard let i = others.firstIndex(where: { $0.mode.toOpaque() == key }) else { return nil }
-        return others.remove(at: i)
+    init(interval: Double, order: Int) {
+        self.interval = interval
+        self.order = order
     }
 }
 
@@ -97,39 +81,82 @@ package enum TimerCallout {
 /// A timer: fires at its fire date, then every `interval` seconds if it
 /// repeats.  Belongs to one loop at a time.
 package final class Timer: Object, @unchecked Sendable {
-    // The fields are in this order so that the small ones fill the end of
-    // Object's and the instance stays within a 160-byte heap block.
+    // The fields are in this order so that the two flags fill the end of
+    // Object's last word, `gate` the padding after `action`'s tag, and the
+    // instance stays within a 128-byte heap block (aTimerFitsIn128Bytes).
     private let valid = Atomic<Bool>(true)
     /// True while its callout runs (so a nested run does not fire it, and
     /// a move or an add waits for the reschedule after the callout).
     /// Written by the firing loop's thread under its lock; read under the
     /// lock of the loop the timer is added to or moved in.
     private let firingFlag = Atomic<Bool>(false)
+    /// Its TimerExtras, once made: the address of an object the timer
+    /// holds a reference to, published once by compare-and-swap
+    /// (`withMadeExtras`), as `AtomicLazyReference` does, whose load would
+    /// retain the object on every read.  0 for a one-shot timer of order
+    /// 0 that never had a tolerance or a second mode.  The CAS releases
+    /// and `withExtras`' load acquires, so a reader that sees the address
+    /// sees the object's `interval` and `order`, written before; its
+    /// tolerance is an atomic of its own, its further placements are
+    /// guarded by the owning loop's lock.  Attacked by
+    /// test_rl_timer_extras (three threads making it for the same timer).
+    private let extrasWord: Atomic<UInt>
+    private let action: TimerCallout
     /// Orders its callouts before the release of its info (CalloutGate).
     private let gate = CalloutGate()
-    /// Its tolerance in seconds (the bits of a Double), as stored: at most
-    /// half its interval if it repeats.  Readable without any lock (the
-    /// loop reads the window it gives while choosing when to wake).
-    private let toleranceBits = Atomic<UInt64>(0)
-    package let interval: Double
-    package let order: Int
-    private let action: TimerCallout
     /// Guarded by the timer's stripe (see Stripes): only in `withSchedule`.
-    /// This and `placements` are @exclusivity(unchecked): their locks make
-    /// the accesses exclusive (docs/design.md, "Exclusivity checks").
+    /// This and `firstPlacement` are @exclusivity(unchecked): their locks
+    /// make the accesses exclusive (docs/design.md, "Exclusivity checks").
     @exclusivity(unchecked) private var schedule: TimerSchedule
-    /// Guarded by the owning loop's lock (see TimerPlacements).
-    @exclusivity(unchecked) var placements = TimerPlacements()
+    /// The first mode of its loop holding it (nearly every timer is in one
+    /// mode); the others are in its extras.  Guarded by the owning loop's
+    /// lock; a mode outlives the placements naming it (modes live as long
+    /// as their loop, and a loop's teardown removes every timer).
+    @exclusivity(unchecked) private var firstPlacement: TimerPlacement?
 
     package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
-        self.interval = repeating ? interval : 0
-        self.order = order
+        var extras: UInt = 0
+        if repeating || order != 0 {
+            let made = TimerExtras(interval: repeating ? interval : 0, order: order)
+            extras = UInt(bitPattern: Unmanaged.passRetained(made).toOpaque())
+        }
+        extrasWord = Atomic(extras)
         self.action = callout
         let date = Clock.clampedFireDate(fireDate)
         schedule = TimerSchedule(fireDate: date, deadline: Clock.deadline(forFireDate: date))
         super.init(kind: .timer)
     }
+
+    deinit {
+        let word = extrasWord.load(ordering: .acquiring)
+        if word != 0 { Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).release() }
+    }
+
+    /// Calls `body` with its extras, if it has them (no reference counted:
+    /// the timer holds them until it is freed).
+    @inline(__always)
+    private func withExtras<T>(_ body: (TimerExtras) -> T) -> T? {
+        let word = extrasWord.load(ordering: .acquiring)
+        guard word != 0 else { return nil }
+        return Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Calls `body` with its extras, made now if it has none (any thread:
+    /// the first to publish its object wins, the others free theirs).
+    private func withMadeExtras<T>(_ body: (TimerExtras) -> T) -> T {
+        if let result = withExtras(body) { return result }
+        let made = Unmanaged.passRetained(TimerExtras(interval: 0, order: 0))
+        let (published, existing) = extrasWord.compareExchange(
+            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+        if published { return made._withUnsafeGuaranteedRef(body) }
+        made.release()
+        return Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: existing)!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Its repeat interval in seconds; 0 if it does not repeat.
+    package var interval: Double { withExtras { $0.interval } ?? 0 }
+    package var order: Int { withExtras { $0.order } ?? 0 }
 
     /// The C context it was created with, if any.
     package var cContext: RLRunLoopTimerContext? {
@@ -162,11 +189,13 @@ package final class Timer: Object, @unchecked Sendable {
     package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
 
     package var tolerance: Double {
-        get { Double(bitPattern: toleranceBits.load(ordering: .relaxed)) }
+        get { withExtras { Double(bitPattern: $0.toleranceBits.load(ordering: .relaxed)) } ?? 0 }
         set {
             // At most half the interval for a repeating timer (Darwin's CF).
             let stored = repeats ? min(newValue, interval / 2) : newValue
-            let old = Double(bitPattern: toleranceBits.exchange(stored.bitPattern, ordering: .relaxed))
+            // None stored yet and none to store: no extras needed.
+            if stored.bitPattern == 0 && withExtras({ _ in true }) == nil { return }
+            let old = withMadeExtras { Double(bitPattern: $0.toleranceBits.exchange(stored.bitPattern, ordering: .relaxed)) }
             // A sleeping loop may have chosen a wake-up past the new window.
             if window(of: stored) < window(of: old) { owner?.wakeUp() }
         }
@@ -179,6 +208,61 @@ package final class Timer: Object, @unchecked Sendable {
     private func window(of tolerance: Double) -> UInt64 {
         let ns = Clock.nanoseconds(tolerance)
         return repeats ? min(ns, intervalNs / 2) : ns
+    }
+
+    // MARK: placements (the owning loop's lock held)
+
+    /// How many modes of its loop hold it.
+    package var placementCount: Int {
+        firstPlacement == nil ? 0 : 1 + (withExtras { $0.morePlacements.count } ?? 0)
+    }
+
+    /// Its placement in `mode`, if the mode holds it.
+    package func placement(in mode: Mode) -> TimerPlacement? {
+        guard let first = firstPlacement else { return nil }
+        if first.isIn(mode) { return first }
+        return withExtras { $0.morePlacements.first { $0.isIn(mode) } } ?? nil
+    }
+
+    package func forEachPlacement(_ body: (Mode, Int) -> Void) {
+        guard let first = firstPlacement else { return }
+        first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
+        withExtras { extras in
+            for p in extras.morePlacements { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
+        }
+    }
+
+    package func insertPlacement(_ placement: TimerPlacement) {
+        if firstPlacement == nil {
+            firstPlacement = placement
+        } else {
+            withMadeExtras { $0.morePlacements.append(placement) }
+        }
+    }
+
+    /// Takes its placement in `mode` out, if the mode holds it.
+    package func removePlacement(from mode: Mode) -> TimerPlacement? {
+        guard let first = firstPlacement else { return nil }
+        if first.isIn(mode) {
+            firstPlacement = withExtras { $0.morePlacements.popLast() } ?? nil
+            return first
+        }
+        return withExtras { extras in
+            guard let i = extras.morePlacements.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+            return extras.morePlacements.remove(at: i)
+        } ?? nil
+    }
+
+    /// Takes every placement out, then calls `body` with each.
+    package func removeAllPlacements(_ body: (Mode, Int) -> Void) {
+        guard let first = firstPlacement else { return }
+        firstPlacement = nil
+        let more: [TimerPlacement] = withExtras { extras in
+            defer { extras.morePlacements = [] }
+            return extras.morePlacements
+        } ?? []
+        first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
+        for p in more { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
     }
 
     /// Calls the timer's callback (no lock held), unless its info's
