@@ -90,17 +90,12 @@ package final class Timer: Object, @unchecked Sendable {
     /// Written by the firing loop's thread under its lock; read under the
     /// lock of the loop the timer is added to or moved in.
     private let firingFlag = Atomic<Bool>(false)
-    /// Its TimerExtras, once made: the address of an object the timer
-    /// holds a reference to, published once by compare-and-swap
-    /// (`withMadeExtras`), as `AtomicLazyReference` does, whose load would
-    /// retain the object on every read.  0 for a one-shot timer of order
-    /// 0 that never had a tolerance or a second mode.  The CAS releases
-    /// and `withExtras`' load acquires, so a reader that sees the address
-    /// sees the object's `interval` and `order`, written before; its
-    /// tolerance is an atomic of its own, its further placements are
-    /// guarded by the owning loop's lock.  Attacked by
-    /// test_rl_timer_extras (three threads making it for the same timer).
-    private let extrasWord: Atomic<UInt>
+    /// Its TimerExtras, once made (PublishedOnce: made by whichever thread
+    /// first needs them, read with no reference counted).  None for a
+    /// one-shot timer of order 0 that never had a tolerance or a second
+    /// mode.  Attacked by test_rl_timer_extras (three threads making them
+    /// for the same timer).
+    private let extras: PublishedOnce<TimerExtras>
     private let action: TimerCallout
     /// Orders its callouts before the release of its info (CalloutGate).
     private let gate = CalloutGate()
@@ -116,42 +111,19 @@ package final class Timer: Object, @unchecked Sendable {
 
     package init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         let repeating = interval > 0
-        var extras: UInt = 0
-        if repeating || order != 0 {
-            let made = TimerExtras(interval: repeating ? interval : 0, order: order)
-            extras = UInt(bitPattern: Unmanaged.passRetained(made).toOpaque())
-        }
-        extrasWord = Atomic(extras)
+        extras = repeating || order != 0
+            ? PublishedOnce(TimerExtras(interval: repeating ? interval : 0, order: order)) : PublishedOnce()
         self.action = callout
         let date = Clock.clampedFireDate(fireDate)
         schedule = TimerSchedule(fireDate: date, deadline: Clock.deadline(forFireDate: date))
         super.init(kind: .timer)
     }
 
-    deinit {
-        let word = extrasWord.load(ordering: .acquiring)
-        if word != 0 { Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).release() }
-    }
-
-    /// Calls `body` with its extras, if it has them (no reference counted:
-    /// the timer holds them until it is freed).
     @inline(__always)
-    private func withExtras<T>(_ body: (TimerExtras) -> T) -> T? {
-        let word = extrasWord.load(ordering: .acquiring)
-        guard word != 0 else { return nil }
-        return Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
-    }
+    private func withExtras<T>(_ body: (TimerExtras) -> T) -> T? { extras.with(body) }
 
-    /// Calls `body` with its extras, made now if it has none (any thread:
-    /// the first to publish its object wins, the others free theirs).
     private func withMadeExtras<T>(_ body: (TimerExtras) -> T) -> T {
-        if let result = withExtras(body) { return result }
-        let made = Unmanaged.passRetained(TimerExtras(interval: 0, order: 0))
-        let (published, existing) = extrasWord.compareExchange(
-            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
-        if published { return made._withUnsafeGuaranteedRef(body) }
-        made.release()
-        return Unmanaged<TimerExtras>.fromOpaque(UnsafeRawPointer(bitPattern: existing)!)._withUnsafeGuaranteedRef(body)
+        extras.withMade({ TimerExtras(interval: 0, order: 0) }, body)
     }
 
     /// Its repeat interval in seconds; 0 if it does not repeat.
@@ -194,7 +166,7 @@ package final class Timer: Object, @unchecked Sendable {
             // At most half the interval for a repeating timer (Darwin's CF).
             let stored = repeats ? min(newValue, interval / 2) : newValue
             // None stored yet and none to store: no extras needed.
-            if stored.bitPattern == 0 && withExtras({ _ in true }) == nil { return }
+            if stored.bitPattern == 0 && !extras.isMade { return }
             let old = withMadeExtras { Double(bitPattern: $0.toleranceBits.exchange(stored.bitPattern, ordering: .relaxed)) }
             // A sleeping loop may have chosen a wake-up past the new window.
             if window(of: stored) < window(of: old) { owner?.wakeUp() }
