@@ -33,9 +33,7 @@ static void keep_alive_perform(void *info) {}
 static void *loop_thread(void *arg)
 {
     g_loop = RLRunLoopGetCurrent();
-    RLRunLoopSourceContext ctx = { 0 };
-    ctx.perform = keep_alive_perform;
-    RLRunLoopSourceRef keep = RLRunLoopSourceCreate(NULL, 0, &ctx);  /* the mode is never empty */
+    RLRunLoopSourceRef keep = new_source(0, NULL, keep_alive_perform);  /* the mode is never empty */
     RLRunLoopAddSource(g_loop, keep, g_mode);
     gate_post(&g_ready);
     while (!atomic_load(&g_quit)) RLRunLoopRunInMode(g_mode, 0.01, 0);
