@@ -52,13 +52,11 @@ package final class Insight: @unchecked Sendable {
     package let statistics = Statistics()
     /// The trace writer, made by the loop's first trace (most loops are
     /// never traced: a writer with its lock is 160 bytes).  Set once.
-    private let traceWriter = AtomicLazyReference<TraceWriter>()
+    private let traceWriter = PublishedOnce<TraceWriter>()
     /// The trace writer, if the loop was ever traced.
-    package var trace: TraceWriter? { traceWriter.load() }
+    package var trace: TraceWriter? { traceWriter.with { $0 } }
     /// The trace writer, made now if the loop has none.
-    package func makeTrace() -> TraceWriter {
-        traceWriter.load() ?? traceWriter.storeIfNil(TraceWriter())
-    }
+    package func makeTrace() -> TraceWriter { traceWriter.withMade({ TraceWriter() }) { $0 } }
 
     // Published for the watchdog (seqlock: `marker` is written last and
     // read before and after the others).

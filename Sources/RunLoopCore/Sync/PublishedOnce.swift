@@ -11,7 +11,8 @@ import Synchronization
 /// object's initializer wrote.  What the object's fields hold afterwards is
 /// guarded as the owner says (atomics of their own, or a lock).  Two
 /// threads making it at once both make an object; the one whose
-/// compare-and-swap fails frees its own and uses the other's.
+/// compare-and-swap fails frees its own and uses the other's.  Used for a
+/// timer's extras (TimerExtras) and a loop's trace writer (Insight).
 package struct PublishedOnce<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     private let word: Atomic<UInt>
 

@@ -119,16 +119,13 @@ package final class Timer: Object, @unchecked Sendable {
         super.init(kind: .timer)
     }
 
-    @inline(__always)
-    private func withExtras<T>(_ body: (TimerExtras) -> T) -> T? { extras.with(body) }
-
     private func withMadeExtras<T>(_ body: (TimerExtras) -> T) -> T {
         extras.withMade({ TimerExtras(interval: 0, order: 0) }, body)
     }
 
     /// Its repeat interval in seconds; 0 if it does not repeat.
-    package var interval: Double { withExtras { $0.interval } ?? 0 }
-    package var order: Int { withExtras { $0.order } ?? 0 }
+    package var interval: Double { extras.with { $0.interval } ?? 0 }
+    package var order: Int { extras.with { $0.order } ?? 0 }
 
     /// The C context it was created with, if any.
     package var cContext: RLRunLoopTimerContext? {
@@ -161,7 +158,7 @@ package final class Timer: Object, @unchecked Sendable {
     package var nextFireDate: Double { isValid ? withSchedule { $0.fireDate } : 0 }
 
     package var tolerance: Double {
-        get { withExtras { Double(bitPattern: $0.toleranceBits.load(ordering: .relaxed)) } ?? 0 }
+        get { extras.with { Double(bitPattern: $0.toleranceBits.load(ordering: .relaxed)) } ?? 0 }
         set {
             // At most half the interval for a repeating timer (Darwin's CF).
             let stored = repeats ? min(newValue, interval / 2) : newValue
@@ -186,20 +183,20 @@ package final class Timer: Object, @unchecked Sendable {
 
     /// How many modes of its loop hold it.
     package var placementCount: Int {
-        firstPlacement == nil ? 0 : 1 + (withExtras { $0.morePlacements.count } ?? 0)
+        firstPlacement == nil ? 0 : 1 + (extras.with { $0.morePlacements.count } ?? 0)
     }
 
     /// Its placement in `mode`, if the mode holds it.
     package func placement(in mode: Mode) -> TimerPlacement? {
         guard let first = firstPlacement else { return nil }
         if first.isIn(mode) { return first }
-        return withExtras { $0.morePlacements.first { $0.isIn(mode) } } ?? nil
+        return extras.with { $0.morePlacements.first { $0.isIn(mode) } } ?? nil
     }
 
     package func forEachPlacement(_ body: (Mode, Int) -> Void) {
         guard let first = firstPlacement else { return }
         first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
-        withExtras { extras in
+        extras.with { extras in
             for p in extras.morePlacements { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
         }
     }
@@ -216,10 +213,10 @@ package final class Timer: Object, @unchecked Sendable {
     package func removePlacement(from mode: Mode) -> TimerPlacement? {
         guard let first = firstPlacement else { return nil }
         if first.isIn(mode) {
-            firstPlacement = withExtras { $0.morePlacements.popLast() } ?? nil
+            firstPlacement = extras.with { $0.morePlacements.popLast() } ?? nil
             return first
         }
-        return withExtras { extras in
+        return extras.with { extras in
             guard let i = extras.morePlacements.firstIndex(where: { $0.isIn(mode) }) else { return nil }
             return extras.morePlacements.remove(at: i)
         } ?? nil
@@ -229,10 +226,8 @@ package final class Timer: Object, @unchecked Sendable {
     package func removeAllPlacements(_ body: (Mode, Int) -> Void) {
         guard let first = firstPlacement else { return }
         firstPlacement = nil
-        let more: [TimerPlacement] = withExtras { extras in
-            defer { extras.morePlacements = [] }
-            return extras.morePlacements
-        } ?? []
+        var more: [TimerPlacement] = []
+        extras.with { swap(&more, &$0.morePlacements) }
         first.mode._withUnsafeGuaranteedRef { body($0, first.slot) }
         for p in more { p.mode._withUnsafeGuaranteedRef { body($0, p.slot) } }
     }
