@@ -35,11 +35,11 @@ public final class Loop: Sendable, Hashable, CustomStringConvertible {
 
     /// The calling thread's loop, created on first use.
     ///
-    /// Traps only if the system refuses the loop's descriptors (epoll,
-    /// eventfd, timerfd): the process is out of file descriptors.
+    /// Traps only if the library's handle table is full (millions of live
+    /// objects).  The loop opens its descriptors at its first run.
     public static var current: Loop {
         guard let engine = Registry.shared.current() else {
-            fatalError("runloop: Loop.current: cannot create a run loop (out of file descriptors?)")
+            fatalError("runloop: Loop.current: cannot create a run loop (handle table full)")
         }
         return Loop(retaining: engine)
     }

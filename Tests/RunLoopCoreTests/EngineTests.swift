@@ -530,7 +530,7 @@ extension Result {
         let lines = Trace()
         onFreshThread {
             let loop = Registry.shared.current()!
-            let insight = loop.insight
+            let insight = loop.makeInsight()
             func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
             let busy = mode("busy")
             var began = 0.0

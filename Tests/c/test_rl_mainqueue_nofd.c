@@ -51,6 +51,10 @@ static int child(void)
     RLRunLoopRef main_loop = RLRunLoopGetMain();
     RLRunLoopTimerRef timer = RLRunLoopTimerCreate(NULL, now() + 1000, 1000, 0, 0, keep, NULL);
     RLRunLoopAddTimer(main_loop, timer, kRLRunLoopDefaultMode);
+    /* A loop makes its own descriptors (its wait set) at its first run, or
+     * when asked for its poll descriptor: asked here, so that only the
+     * main queue's eventfd is left to be refused. */
+    if (RLRunLoopGetPollDescriptor(main_loop) < 0) return 4;
 
     struct rlimit lim;
     getrlimit(RLIMIT_NOFILE, &lim);

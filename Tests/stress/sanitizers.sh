@@ -74,6 +74,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_rl_wake_pingpong Tests/c/test_rl_wake_pingpong.c
   build_tsan test_rl_callout_release Tests/c/test_rl_callout_release.c
   build_tsan test_rl_timer_extras Tests/c/test_rl_timer_extras.c
+  build_tsan test_rl_lazy_poller Tests/c/test_rl_lazy_poller.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -94,6 +95,8 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_rl_callout_release-tsan.log" TSan 300 "$out/test_rl_callout_release-tsan" || ok=0
   # A timer's extras, made by whichever of three threads needs them first.
   run_checked "$out/test_rl_timer_extras-tsan.log" TSan 300 "$out/test_rl_timer_extras-tsan" || ok=0
+  # A loop's poller and insight, made by its first run while others wake it.
+  run_checked "$out/test_rl_lazy_poller-tsan.log" TSan 300 "$out/test_rl_lazy_poller-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 

@@ -52,6 +52,9 @@
  * ----------------------------------------------------------------------------
  * Each thread has at most one loop, created by its first
  * RLRunLoopGetCurrent() (or by RLRunLoopGetMain() for the main thread).
+ * A loop opens its three descriptors (epoll, eventfd, timerfd) at its first
+ * run (or RLRunLoopGetPollDescriptor), not before: a thread that only asks
+ * for its loop, to add items or wake it, holds no descriptor.
  * Only the owning thread runs its loop (RLRunLoopRun, RLRunLoopRunInMode run
  * the calling thread's loop).  Every other function may be called from any
  * thread.  Callouts (perform, timer and observer callbacks, performed
@@ -95,7 +98,7 @@
  *
  * A thread's loop is torn down when the thread exits: its items are removed
  * (source cancel callbacks run on the exiting thread) and released, and its
- * three descriptors (epoll, eventfd, timerfd) are closed, even while other
+ * three descriptors (if it ever ran) are closed, even while other
  * threads still retain handles to it.  Such a handle stays valid:
  * RLRunLoopStop, RLRunLoopWakeUp, RLRunLoopIsWaiting and the Contains /
  * Remove calls on it are harmless no-ops; adding to it or performing on it
@@ -367,7 +370,10 @@ void RLRunLoopRun(void);
  * one pass without sleeping).  Returns a kRLRunLoopRun... value.  Returns
  * kRLRunLoopRunFinished at once, with no Entry/Exit notifications, when the
  * mode has no sources, no timers and no queued work, or when `mode` is
- * kRLRunLoopCommonModes.  May be called from inside a callout (nested run). */
+ * kRLRunLoopCommonModes.  May be called from inside a callout (nested run).
+ * The loop's first run opens its descriptors: if the system refuses them
+ * (out of descriptors), the run reports kRLErrorResources and returns
+ * kRLRunLoopRunFinished, and a later run tries again. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, RLBoolean returnAfterSourceHandled);
 /* Whether the loop is waiting for an event (between its BeforeWaiting and
  * AfterWaiting notifications): asleep, or spinning briefly before sleeping.

@@ -48,7 +48,7 @@ private func reportEmbedFailure(_ failure: Loop.EmbedFailure, _ function: Static
     switch failure {
     case .wrongThread: reportError(function, .wrongThread, "call it on the loop's own thread")
     case .gone: reportError(function, .loopGone)
-    case .resources: reportError(function, .resources, "cannot create the poll descriptor (out of descriptors?)")
+    case .resources: reportError(function, .resources, "cannot create the loop's descriptors (out of descriptors?)")
     }
 }
 

@@ -37,7 +37,7 @@ public func rlRunLoopGetStatistics(_ rl: RLRunLoopRef?, _ stats: UnsafeMutablePo
             reportError("RLRunLoopGetStatistics", .invalidArgument, "NULL stats")
             return
         }
-        if !loop.insight.statistics.snapshot(into: stats) {
+        if !loop.makeInsight().statistics.snapshot(into: stats) {
             reportError("RLRunLoopGetStatistics", .invalidArgument,
                         "stats->size \(stats.pointee.size) is too small (set it to sizeof(RLRunLoopStatistics))")
         }
@@ -47,7 +47,7 @@ public func rlRunLoopGetStatistics(_ rl: RLRunLoopRef?, _ stats: UnsafeMutablePo
 @c(RLRunLoopResetStatistics)
 public func rlRunLoopResetStatistics(_ rl: RLRunLoopRef?) {
     borrow(rl, as: .runLoop, "RLRunLoopResetStatistics", orElse: ()) { (loop: Loop) in
-        loop.insight.statistics.reset()
+        loop.makeInsight().statistics.reset()
     }
 }
 

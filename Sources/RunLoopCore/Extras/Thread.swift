@@ -103,7 +103,9 @@ package final class Thread: Object, @unchecked Sendable {
 
     fileprivate func main() {
         if let name { setThreadName(name) }
-        guard let loop = Registry.shared.current() else {
+        // Its wait set made now (a loop makes it at its first run): a
+        // worker whose loop could not sleep is refused at its start.
+        guard let loop = Registry.shared.current(), loop.makePoller() else {
             started.post()
             return
         }

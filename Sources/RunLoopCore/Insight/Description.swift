@@ -69,7 +69,7 @@ extension Loop {
             var lines: [String] = []
             let current = runs.last.map { $0.mode.name.description } ?? "(none)"
             lines.append(header("RLRunLoop", self) + "{thread = \(ownerTID)\(isMain ? " (main)" : ""), current mode = \(current)"
-                + ", waiting = \(yesNo(poller.isSleeping)), torn down = \(yesNo(isDead)), queued blocks = \(work.blockCount + (inbox?.count ?? 0)),")
+                + ", waiting = \(yesNo(isWaiting)), torn down = \(yesNo(isDead)), queued blocks = \(work.blockCount + (inbox?.count ?? 0)),")
             lines.append("common modes = {" + commonModes.map(\.description).joined(separator: ", ") + "},")
             lines.append("common mode items = {")
             for id in commonItemOrder { lines.append("    " + describe(commonItems[id]!.object) + ",") }

@@ -51,7 +51,7 @@ package final class StallMonitor: @unchecked Sendable {
     /// On return the previous handler is not running (unless this is
     /// called from it) and will not run again.
     package func set(_ loop: Loop, thresholdNs: UInt64, handler: Handler?, info: UnsafeMutableRawPointer?) {
-        let insight = loop.insight
+        let insight = loop.makeInsight()
         let id = ObjectIdentifier(insight)
         pthread_mutex_lock(mutex)
         if let handler, thresholdNs > 0 {

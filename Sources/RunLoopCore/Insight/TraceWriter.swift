@@ -182,6 +182,7 @@ extension Loop {
     }
 
     package func startTrace(path: UnsafePointer<CChar>) -> TraceStart {
+        let insight = makeInsight()
         let writer = insight.makeTrace()
         if writer.isOpen { return .alreadyTracing }
         let name = isMain ? "run loop (main thread)" : "run loop (thread \(ownerTID))"
@@ -202,6 +203,7 @@ extension Loop {
     /// Returns whether a trace was being recorded.
     @discardableResult
     package func stopTrace() -> Bool {
+        let insight = makeInsight()
         insight.flags.bitwiseAnd(~Insight.traceBit, ordering: .relaxed)
         guard let writer = insight.trace else { return false }
         if let id = writer.setTearDownID(nil) { removeTearDownHandler(id) }

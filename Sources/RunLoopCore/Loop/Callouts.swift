@@ -14,15 +14,15 @@ extension Loop {
     /// Calls `observer` for `activity`.
     @inline(never)
     package func callOutToObserver(_ observer: Observer, _ activity: UInt, _ timing: inout CalloutTiming) {
-        timing.time(observer.handle, insight) { _ in observer.callOut(activity) }
+        timing.time(observer.handle) { _ in observer.callOut(activity) }
     }
 
     /// Fires `timer`, due at `deadline` (its lateness is counted from the
     /// callout's start).
     @inline(never)
     package func callOutToTimer(_ timer: Timer, due deadline: UInt64, _ timing: inout CalloutTiming) {
-        timing.time(timer.handle, insight) { start in
-            insight.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs)
+        timing.time(timer.handle) { start in
+            withInsight { $0.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs) }
             timer.fire()
         }
     }
@@ -30,20 +30,20 @@ extension Loop {
     /// Performs a signalled version-0 source.
     @inline(never)
     package func callOutToSource(_ source: Source, _ timing: inout CalloutTiming) {
-        timing.time(source.handle, insight) { _ in source.perform() }
+        timing.time(source.handle) { _ in source.perform() }
     }
 
     /// Performs a version-1 source whose descriptor is ready for `events`.
     @inline(never)
     package func callOutToDescriptor(_ source: Source, _ events: UInt32, _ timing: inout CalloutTiming) {
-        timing.time(source.handle, insight) { _ in source.handleReady(events) }
+        timing.time(source.handle) { _ in source.handleReady(events) }
     }
 
     /// Runs a queued block, then its dispose (which may release a
     /// closure's captures: part of its callout).
     @inline(never)
     package func callOutToBlock(_ block: QueuedBlock, _ timing: inout CalloutTiming) {
-        timing.time(0, insight) { _ in
+        timing.time(0) { _ in
             block.run()
             block.dispose()
         }
@@ -66,6 +66,8 @@ extension Loop {
 package struct CalloutTiming {
     private let kind: CalloutKind
     private let each: Bool
+    /// The loop's insight (held by the loop while its run lasts).
+    private let insight: Unmanaged<Insight>
     /// Each on its own: the end of the previous callout.  A batch: its start.
     private var mark: UInt64
     /// A batch: the callouts made so far.
@@ -73,9 +75,10 @@ package struct CalloutTiming {
 
     /// Starts timing a step's callouts of `kind` (the first clock reading).
     @inline(__always)
-    package init(_ kind: CalloutKind, _ insight: Insight) {
+    package init(_ kind: CalloutKind, _ insight: Unmanaged<Insight>) {
         self.kind = kind
-        each = kind == .timer || insight.timesEachCallout
+        self.insight = insight
+        each = kind == .timer || insight._withUnsafeGuaranteedRef { $0.timesEachCallout }
         mark = Clock.monotonicNow()
     }
 
@@ -84,11 +87,12 @@ package struct CalloutTiming {
     /// or the stall monitor is on (Insight.calloutBegan); a batch's start
     /// for a callout in a batch.
     @inline(__always)
-    package mutating func time(_ item: UInt64, _ insight: Insight, _ body: (_ start: UInt64) -> Void) {
+    package mutating func time(_ item: UInt64, _ body: (_ start: UInt64) -> Void) {
         if each {
-            let start = insight.calloutBegan(kind, item: UInt(item), mark: mark)
+            let (kind, mark) = (kind, mark)
+            let start = insight._withUnsafeGuaranteedRef { $0.calloutBegan(kind, item: UInt(item), mark: mark) }
             body(start)
-            mark = insight.calloutEnded(kind, item: UInt(item), start: start)
+            self.mark = insight._withUnsafeGuaranteedRef { $0.calloutEnded(kind, item: UInt(item), start: start) }
         } else {
             body(mark)
             count += 1
@@ -109,8 +113,9 @@ package struct CalloutTiming {
 
     /// The step's callouts are done: records a batch (the second reading).
     @inline(__always)
-    package func finish(_ insight: Insight) {
+    package func finish() {
         guard !each, count > 0 else { return }
-        insight.statistics.callouts(kind, count: count, took: Clock.monotonicNow() &- mark)
+        let (kind, count, took) = (kind, count, Clock.monotonicNow() &- mark)
+        insight._withUnsafeGuaranteedRef { $0.statistics.callouts(kind, count: count, took: took) }
     }
 }

@@ -27,7 +27,7 @@ extension Loop {
     package func pollDescriptor() -> Result<Int32, EmbedFailure> {
         lock.withLock {
             if isDead { return .failure(.gone) }
-            guard let fd = poller.pollDescriptorLocked() else { return .failure(.resources) }
+            guard makePoller(), let fd = withPoller({ $0.pollDescriptorLocked() }) else { return .failure(.resources) }
             return .success(fd)
         }
     }
@@ -41,6 +41,7 @@ extension Loop {
         guard !lock.withLock({ isDead }) else { return .failure(.gone) }
         guard isOwnThread else { return .failure(.wrongThread) }
         let running = lock.withLock { !runs.isEmpty }
+        guard makeRunParts() else { return .failure(.resources) }
         let parked = running ? peek(name) : park(name)
         if parked.pending { return .success((0, parked.lost)) }
         if parked.deadline == Clock.never { return .success((.infinity, parked.lost)) }
@@ -56,9 +57,10 @@ extension Loop {
     package func runPending(_ name: ModeName) -> Result<(result: RunResult, lost: Int32?), EmbedFailure> {
         guard !lock.withLock({ isDead }) else { return .failure(.gone) }
         guard isOwnThread else { return .failure(.wrongThread) }
-        poller.unpark()
+        pollerIfMade?.unpark()
         let result = run(name, seconds: 0, returnAfterSourceHandled: false)
         guard lock.withLock({ runs.isEmpty && !isDead }) else { return .success((result, nil)) }
+        guard pollerIfMade != nil else { return .failure(.resources) }  // the run could not make it
         return .success((result, park(name).lost))
     }
 
@@ -72,7 +74,9 @@ extension Loop {
 
     /// Parks the loop in `name` (see the type's comment).  Loop's thread,
     /// no run in progress.
-    private func park(_ name: ModeName) -> Parked {
+    private func park(_ name: ModeName) -> Parked { withPoller { park(name, $0) } }
+
+    private func park(_ name: ModeName, _ poller: Poller) -> Parked {
         let (mode, lost): (Mode?, Int32?) = lock.withLock {
             let mode = existingModeLocked(name)
             parkedModeName = name
@@ -96,7 +100,7 @@ extension Loop {
     private func peek(_ name: ModeName) -> Parked {
         guard let mode = lock.withLock({ existingModeLocked(name) }) else { return Parked(deadline: Clock.never, pending: false) }
         let deadline = timerWakeDeadline(mode)
-        let pending = lock.withLock { hasQueuedWorkLocked(mode) } || poller.hasAlwaysReady.load(ordering: .acquiring)
+        let pending = lock.withLock { hasQueuedWorkLocked(mode) } || withPoller { $0.hasAlwaysReady.load(ordering: .acquiring) }
         return Parked(deadline: deadline, pending: pending || deadline <= Clock.monotonicNow())
     }
 }

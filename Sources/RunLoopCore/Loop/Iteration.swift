@@ -1,3 +1,5 @@
+import Glibc
+
 /// How a run ended (CF's values).
 package enum RunResult: Int32, Sendable {
     case finished = 1
@@ -14,6 +16,12 @@ extension Loop {
     /// without sleeping).
     package func run(_ name: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
         if isMain { ensureMainQueueSource() }
+        // The first run makes the wait set and the insight (Loop.pollerOnce).
+        guard makeRunParts() else {
+            reportError("RLRunLoopRunInMode", .resources,
+                        "the loop's wait set (epoll, eventfd, timerfd) could not be made: \(String(cString: strerror(errno)))")
+            return .finished
+        }
         let started: (mode: Mode, depth: Int)? = lock.withLock {
             guard !isDead, !name.isCommonModes, let mode = existingModeLocked(name), !isEmptyLocked(mode) else { return nil }
             runs.append(RunFrame(mode: mode))
@@ -24,12 +32,12 @@ extension Loop {
         // 0 means "one pass, do not sleep".
         let deadline = seconds > 0 ? Clock.deadline(after: seconds, from: Clock.monotonicNow()) : 0
 
-        let saved = insight.runBegins(name)
-        poller.acceptWakeUps()
+        let saved = withInsight { $0.runBegins(name) }
+        withPoller { $0.acceptWakeUps() }
         step(.entry, mode)
         let result = runPasses(mode, depth: depth, deadline: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
         step(.exit, mode)
-        insight.runEnds(saved)
+        withInsight { $0.runEnds(saved) }
 
         let outermost = lock.withLock { () -> Bool in
             _ = runs.popLast()
@@ -38,7 +46,7 @@ extension Loop {
         }
         // A nested run returns into a callout of the outer run, which must
         // not miss a wake-up before it sleeps.
-        if outermost { poller.ignoreWakeUps() } else { poller.acceptWakeUps() }
+        withPoller { outermost ? $0.ignoreWakeUps() : $0.acceptWakeUps() }
         return result
     }
 
@@ -49,8 +57,8 @@ extension Loop {
         // (0: the last pass performed none).  See `giveWay`.
         var busySince: UInt64 = 0
         while true {
-            insight.statistics.bump(.passes)
-            poller.acceptWakeUps()
+            withInsight { $0.statistics.bump(.passes) }
+            withPoller { $0.acceptWakeUps() }
             step(.beforeTimers, mode)
             step(.beforeSources, mode)
             step(.blocks, mode)
@@ -70,7 +78,7 @@ extension Loop {
             fireDueTimers(mode)
             step(.descriptors, mode)
             let handledDescriptor = performReadyDescriptors(mode, ready)
-            poller.recycle(ready)
+            withPoller { $0.recycle(ready) }
             step(.blocks, mode)
             runBlocks(mode)
             let handled = (handledSource || handledDescriptor) && returnAfterSourceHandled
@@ -82,7 +90,7 @@ extension Loop {
     /// observers of its activity, if it has one.
     @inline(__always)
     private func step(_ phase: Phase, _ mode: Mode) {
-        insight.enter(phase)
+        withInsight { $0.enter(phase) }
         if let activity = phase.activity { notifyObservers(mode, activity) }
     }
 
@@ -91,7 +99,7 @@ extension Loop {
     /// (`stopEveryRun`), where this pass is the last; a ready descriptor
     /// epoll cannot watch (Poller.alwaysReady).
     private func mustPoll(_ deadline: UInt64) -> Bool {
-        deadline == 0 || stopsEveryRun.load(ordering: .acquiring) || poller.hasAlwaysReady.load(ordering: .acquiring)
+        deadline == 0 || stopsEveryRun.load(ordering: .acquiring) || withPoller { $0.hasAlwaysReady.load(ordering: .acquiring) }
     }
 
     /// Sleeps in epoll_wait (or, with `poll`, only looks) until the end of
@@ -106,8 +114,8 @@ extension Loop {
         let timerWake = timerWakeDeadline(mode)
         step(.waiting, mode)
         if forkGeneration != Fork.generation { return nil }
-        let ready = poller.wait(until: min(timerWake, runLimit), poll: poll)
-        if !poll { insight.woke(wakeCause(timerWake: timerWake, runLimit: runLimit)) }
+        let ready = withPoller { $0.wait(until: min(timerWake, runLimit), poll: poll) }
+        if !poll { withInsight { $0.woke(wakeCause(timerWake: timerWake, runLimit: runLimit)) } }
         return ready
     }
 
@@ -115,7 +123,7 @@ extension Loop {
     /// earlier of the timers' wake-up and the run's limit: if it fired and
     /// the run's limit was the earlier (or the same), the run timed out.
     private func wakeCause(timerWake: UInt64, runLimit: UInt64) -> WakeCause {
-        let cause = poller.wokeBy ?? .wakeUp
+        let cause = withPoller { $0.wokeBy } ?? .wakeUp
         return cause == .timer && runLimit <= timerWake ? .timeout : cause
     }
 
@@ -152,7 +160,7 @@ extension Loop {
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
         }
         guard !interested.isEmpty else { return }
-        var timing = CalloutTiming(.observer, insight)
+        var timing = CalloutTiming(.observer, insightReference)
         for observer in interested where observer.isValid && !observer.firing {
             observer.firing = true
             callOutToObserver(observer, activity, &timing)
@@ -162,27 +170,27 @@ extension Loop {
                 timing.skip()
             }
         }
-        timing.finish(insight)
+        timing.finish()
     }
 
     /// Performs the version-1 sources whose descriptors are ready, all of
     /// them in this pass (by order).  Returns whether any was performed.
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         reportDescriptorProblems()
-        guard !ready.isEmpty || poller.hasAlwaysReady.load(ordering: .acquiring) else { return false }
+        guard !ready.isEmpty || withPoller({ $0.hasAlwaysReady.load(ordering: .acquiring) }) else { return false }
         var found: [ReadySource] = []
         swap(&found, &spareReadySources)  // empty: a nested run may have it
         lock.withLock { readySourcesLocked(mode, ready, into: &found) }
         reportDescriptorProblems()
         let handled = !found.isEmpty
         if handled {
-            var timing = CalloutTiming(.descriptor, insight)
+            var timing = CalloutTiming(.descriptor, insightReference)
             for entry in found {
                 entry.take { source in
                     if source.isValid { callOutToDescriptor(source, entry.events, &timing) }
                 }
             }
-            timing.finish(insight)
+            timing.finish()
         }
         found.removeAllKeepingStorage()
         swap(&found, &spareReadySources)

@@ -13,13 +13,16 @@ extension Loop {
         // A torn-down loop's poller is shut (its descriptors closed):
         // nothing may reach epoll_ctl, and only this checks, under the lock
         // that `tearDown` sets `isDead` under before it shuts the poller.
-        if isDead { return }
+        // A loop that never ran has no wait set: its first run reconciles.
+        guard !isDead, pollerOnce.isMade else { return }
         let key = (mode: ObjectIdentifier(mode), epoch: descriptorEpoch)
         if let done = watchedFor, done == key { return }
         watchedFor = key
         if watched.isEmpty && mode.descriptorSources.isEmpty { return }
-        for fd in Set(watched.keys).union(mode.descriptorSources.keys) { rewatchLocked(fd, in: mode) }
-        wakeForAlwaysReadyLocked()
+        withPoller { poller in
+            for fd in Set(watched.keys).union(mode.descriptorSources.keys) { rewatchLocked(fd, in: mode, poller) }
+            wakeForAlwaysReadyLocked(poller)
+        }
     }
 
     /// A version-1 source on `fd` entered or left `mode`: the wait set
@@ -34,8 +37,9 @@ extension Loop {
         let id = ObjectIdentifier(mode)
         let upToDate = watchedFor.map { $0.mode == id && $0.epoch == descriptorEpoch } ?? false
         descriptorEpoch &+= 1
+        // Up to date: reconciled, so the wait set was made.
         if upToDate && !isDead {
-            if rewatchLocked(fd, in: mode) { wakeForAlwaysReadyLocked() }
+            withPoller { if rewatchLocked(fd, in: mode, $0) { wakeForAlwaysReadyLocked($0) } }
             watchedFor = (mode: id, epoch: descriptorEpoch)
         } else if runs.last?.mode === mode || watchedFor?.mode == id {
             reconcileDescriptorsLocked(mode)
@@ -46,7 +50,7 @@ extension Loop {
     /// (the step reconcileDescriptorsLocked takes for each); whether it
     /// changed anything.  Lock held.
     @discardableResult
-    private func rewatchLocked(_ fd: Int32, in mode: Mode) -> Bool {
+    private func rewatchLocked(_ fd: Int32, in mode: Mode, _ poller: Poller) -> Bool {
         let wanted = mode.watch(for: fd)
         guard wanted != watched[fd] else { return false }
         watched[fd] = wanted
@@ -57,7 +61,7 @@ extension Loop {
     /// A descriptor epoll cannot watch is ready at once: a loop sleeping
     /// on another thread would not hear of it (see Poller.alwaysReady).
     /// Lock held.
-    private func wakeForAlwaysReadyLocked() {
+    private func wakeForAlwaysReadyLocked(_ poller: Poller) {
         if poller.hasAlwaysReady.load(ordering: .relaxed) && !isOwnThread { poller.wakeUp() }
     }
 
@@ -78,8 +82,8 @@ extension Loop {
     /// descriptor closed while watched, a ghost removed, an epoll_ctl
     /// failure), through the error channel, with no lock held.
     package func reportDescriptorProblems() {
-        guard poller.hasProblems.load(ordering: .acquiring) else { return }
-        for problem in lock.withLock({ poller.takeProblems() }) {
+        guard pollerOnce.with({ $0.hasProblems.load(ordering: .acquiring) }) == true else { return }
+        for problem in lock.withLock({ withPoller { $0.takeProblems() } }) {
             reportError("RLRunLoopRunInMode", .invalidArgument, problem)
         }
     }
@@ -92,6 +96,11 @@ extension Loop {
     /// registration (see Poller) is dropped, and the wait set is rebuilt
     /// without it.  Lock held.
     package func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready], into found: inout [ReadySource]) {
+        withPoller { readySourcesLocked(mode, polled, $0, into: &found) }
+    }
+
+    private func readySourcesLocked(_ mode: Mode, _ polled: [Poller.Ready], _ poller: Poller,
+                                    into found: inout [ReadySource]) {
         let always = EPOLLHUP.rawValue | EPOLLERR.rawValue
         found.reserveCapacity(polled.count)
         var firstOrder: Int?

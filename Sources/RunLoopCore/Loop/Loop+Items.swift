@@ -286,7 +286,7 @@ extension Loop {
                 work.addPending(source)
                 // Signalled and woken elsewhere: a sleeping loop of another
                 // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).
-                if source.takeWokenMark() && !isOwnThread { deferred.call { [poller] in poller.wakeUp() } }
+                if source.takeWokenMark() && !isOwnThread { deferred.call { self.wakeUp() } }
             }
             if source.hasSchedule { deferred.call { source.schedule(self, name) } }
         case .observer(let observer):
@@ -326,7 +326,7 @@ extension Loop {
         // A loop asleep in this mode must re-arm for the new timer.
         // Or waited for in it from outside: the poll descriptor must report it.
         if (runs.last?.mode === mode && !isOwnThread) || (runs.isEmpty && parkedModeName == mode.name) {
-            deferred.call { [poller] in poller.wakeUp() }
+            deferred.call { self.wakeUp() }
         }
         timer.retainRef()
         return .success(())

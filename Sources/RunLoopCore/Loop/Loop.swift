@@ -21,10 +21,27 @@ package final class Loop: Object, @unchecked Sendable {
     /// main loop, which may be made on another thread and asks
     /// `ThreadIdentity.isMain` instead.
     private let ownerThread: UInt
-    package let poller: Poller
+    /// The loop's wait set (Poller: an epoll set, its wake-up eventfd and
+    /// timerfd), made by the loop's first run or the first call that needs
+    /// a descriptor (Embedding.swift): a thread that only asks for its loop
+    /// holds no descriptor (and 216 bytes less).
+    ///
+    /// Until then the loop's hot word reads "ignoring" (a loop that never
+    /// ran has no sleep to end: a wake-up does nothing, as for a loop
+    /// between runs), and only the poller changes it, on the loop's thread,
+    /// after publishing itself here.  The compare-and-swap that publishes
+    /// it releases, the poller's later change of the hot word is a
+    /// sequentially consistent compare-and-swap (after it in program
+    /// order), and a waker's load of the hot word acquires: a waker that
+    /// reads any other state than "ignoring" finds the poller made
+    /// (test_rl_lazy_poller races the two).  Nothing else may assume it:
+    /// see `pollerIfMade`.
+    let pollerOnce = PublishedOnce<Poller>()
     /// What the loop lets the outside see: counters, the current phase,
-    /// callouts, its trace (Insight.swift).
-    package let insight = Insight()
+    /// callouts, its trace (Insight.swift).  Made by the loop's first run,
+    /// or by whoever first asks for its counters, a trace or a stall watch
+    /// (496 bytes with its counters, which a loop never run does not need).
+    private let insightOnce = PublishedOnce<Insight>()
     /// The process's fork generation when the loop was made: a loop of an
     /// older one is the parent's copy, in a fork child (Fork.swift).
     package let forkGeneration = Fork.generation
@@ -118,13 +135,11 @@ package final class Loop: Object, @unchecked Sendable {
     package let stopsEveryRun = Atomic<Bool>(false)
     // MARK: life
 
-    package init?(ownerTID: Int32, isMain: Bool) {
-        guard let poller = Poller() else { return nil }
+    package init(ownerTID: Int32, isMain: Bool) {
         self.ownerTID = ownerTID
         self.isMain = isMain
         // Any other loop is made by its own thread (Registry.current).
         ownerThread = isMain ? 0 : ThreadIdentity.current
-        self.poller = poller
         let hints = WorkHints()
         self.hints = hints
         work = QueuedWork(hints: hints)
@@ -132,10 +147,8 @@ package final class Loop: Object, @unchecked Sendable {
         _ = modeLocked(.default)  // a new loop has its default mode, as in CF
     }
 
-    /// The poller's wake-up state is the loop's hot word; the slot's block
-    /// inbox becomes this loop's.
+    /// The slot's block inbox becomes this loop's.
     package override func registered() {
-        poller.state = hot
         if handle != 0, let inbox = HandleTable.inbox(UInt(handle)) { open(inbox) }
     }
 
@@ -157,9 +170,55 @@ package final class Loop: Object, @unchecked Sendable {
         }
         for block in left { block.dispose() }
         spare?.deallocate()
-        poller.shutdown()
-        poller.closePollDescriptor()
+        pollerOnce.with {
+            $0.shutdown()
+            $0.closePollDescriptor()
+        }
     }
+
+    // MARK: the parts a run makes
+
+    /// Makes the insight and the wait set if the loop has none (a run, or
+    /// a driver outside, is about to use them); false if the system
+    /// refuses the wait set's descriptors.
+    package func makeRunParts() -> Bool {
+        insightOnce.withMade({ Insight() }) { _ in }
+        return makePoller()
+    }
+
+    /// Makes the wait set if the loop has none (any thread); false if the
+    /// system refuses its descriptors (the caller reports it).
+    package func makePoller() -> Bool {
+        pollerOnce.withMade(orNil: { Poller(state: hot) }) { _ in true } ?? false
+    }
+
+    /// Calls `body` with the wait set, made already: by the run in
+    /// progress (the loop's thread) or by `makePoller`.  No reference is
+    /// counted: an object returned by a property is retained and released
+    /// around each use (the poller and the insight read that way cost 35%
+    /// more instructions on bench_loop sources 1, callgrind).
+    @inline(__always)
+    package func withPoller<R>(_ body: (Poller) -> R) -> R { pollerOnce.with(body)! }
+
+    /// The wait set if it was made, without making it: for the callers that
+    /// have nothing to do for a loop that never ran (a wake-up, a change of
+    /// watched descriptors, a description).
+    @inline(__always)
+    package var pollerIfMade: Poller? { pollerOnce.with { $0 } }
+
+    /// The insight, made now if the loop has none (any thread: reading the
+    /// counters of a loop that never ran makes it, and reads zeros).
+    package func makeInsight() -> Insight { insightOnce.withMade({ Insight() }) { $0 } }
+
+    /// Calls `body` with the insight, made already: by the run in progress
+    /// (the loop's thread) or by `makeInsight`.  No reference counted.
+    @inline(__always)
+    package func withInsight<R>(_ body: (Insight) -> R) -> R { insightOnce.with(body)! }
+
+    /// The insight, made already, unmanaged: what a step's CalloutTiming
+    /// calls for its callouts.
+    @inline(__always)
+    package var insightReference: Unmanaged<Insight> { insightOnce.unmanaged! }
 
     // MARK: modes
 
@@ -175,7 +234,7 @@ package final class Loop: Object, @unchecked Sendable {
         let mode = Mode(name: name)
         modes.insert(mode)
         if parkedModeName == name, runs.isEmpty {
-            poller.wakeUp()  // the driver's timeout predates the mode
+            wakeUp()  // the driver's timeout predates the mode
         }
         return mode
     }
@@ -193,7 +252,7 @@ package final class Loop: Object, @unchecked Sendable {
 
     package func stop() {
         lock.withLock { if !runs.isEmpty { runs[runs.count - 1].stopped = true } }
-        poller.wakeUp()
+        wakeUp()
     }
 
     /// Stops every run of the loop for good: the runs in progress, nested
@@ -208,10 +267,12 @@ package final class Loop: Object, @unchecked Sendable {
         // frame's `stopped` is in `stop()`: a pass that read false before
         // it sleeps is woken by it.
         stopsEveryRun.store(true, ordering: .releasing)
-        poller.wakeUp()
+        wakeUp()
     }
 
-    package func wakeUp() { poller.wakeUp() }
+    /// Makes the loop's current or next sleep return.  Any thread.  A loop
+    /// with no poller never slept (see `pollerOnce`): nothing to do.
+    package func wakeUp() { pollerIfMade?.wakeUp() }
 
     /// Wakes the loop `handle` names, if it is still alive; nothing
     /// otherwise (no error).  Awake, spinning or already pending: the hot
@@ -232,5 +293,5 @@ package final class Loop: Object, @unchecked Sendable {
         return Poller.wakeUpWithoutSyscall(word)
     }
 
-    package var isWaiting: Bool { poller.isSleeping }
+    package var isWaiting: Bool { pollerIfMade?.isSleeping ?? false }
 }

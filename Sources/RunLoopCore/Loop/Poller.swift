@@ -67,10 +67,9 @@ package final class Poller: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let timerFD: Int32
-    /// The wake-up state: the loop's hot word, handed over when the loop
-    /// is registered (Loop.registered); detached (every change refused)
-    /// before.  Set once, before the loop's handle is published.
-    var state: HotWord = .detached
+    /// The wake-up state: the loop's hot word (which reads "ignoring"
+    /// until this poller changes it: see Loop.pollerOnce).
+    let state: HotWord
     package static let awake: UInt32 = 0
     package static let pending: UInt32 = 1
     package static let asleep: UInt32 = 2
@@ -99,7 +98,10 @@ package final class Poller: @unchecked Sendable {
     /// allocating.  Loop thread only.
     @exclusivity(unchecked) private var spareReady: [Ready] = []
 
-    package init?() {
+    /// A wait set whose wake-up state is `state`; nil if the system
+    /// refuses a descriptor (EMFILE, ENFILE, ENOMEM).
+    package init?(state: HotWord) {
+        self.state = state
         let ep = rl_epoll_create(), wake = rl_eventfd(), timer = rl_timerfd()
         guard ep >= 0, wake >= 0, timer >= 0,
               rl_epoll_add(ep, wake, EPOLLIN.rawValue, Self.wakeToken) == 0,
@@ -111,6 +113,14 @@ package final class Poller: @unchecked Sendable {
         epollFD = ep
         wakeFD = wake
         timerFD = timer
+    }
+
+    /// A poller made by two threads at once (Loop.poller) loses the race
+    /// and is freed unused: its descriptors close here.  One the loop used
+    /// was shut by its loop already (both calls do nothing the second time).
+    deinit {
+        shutdown()
+        closePollDescriptor()
     }
 
     /// Set once by `shutdown`; with `writers`, the gate that keeps an
@@ -531,8 +541,11 @@ package final class Poller: @unchecked Sendable {
     /// Otherwise a pending wake-up is consumed, and wake-ups are ignored
     /// from here until the next `acceptWakeUps()`.
     package func wait(until deadline: UInt64, poll: Bool) -> [Ready] {
-        withUnsafeTemporaryAllocation(byteCount: Self.initialBatch * rl_epoll_event_size(), alignment: 8) { stack in
-            wait(until: deadline, poll: poll, stack: stack.baseAddress!)
+        // The closure captures the poller unmanaged (the caller keeps it
+        // alive): capturing `self` retained and released it on every wait.
+        let me = Unmanaged.passUnretained(self)
+        return withUnsafeTemporaryAllocation(byteCount: Self.initialBatch * rl_epoll_event_size(), alignment: 8) { stack in
+            me._withUnsafeGuaranteedRef { $0.wait(until: deadline, poll: poll, stack: stack.baseAddress!) }
         }
     }
 

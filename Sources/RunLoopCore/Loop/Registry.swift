@@ -30,7 +30,8 @@ package final class Registry: @unchecked Sendable {
     }
 
     /// The calling thread's loop, created on first use.  nil only if the
-    /// system refuses descriptors or the handle table is full.
+    /// handle table is full.  (Its descriptors are made by its first run:
+    /// Loop.pollerOnce.)
     package func current() -> Loop? {
         if let stored = pthread_getspecific(key) {
             let loop = Unmanaged<Loop>.fromOpaque(stored).takeUnretainedValue()
@@ -41,7 +42,7 @@ package final class Registry: @unchecked Sendable {
         let loop: Loop?
         if ThreadIdentity.isMain {
             loop = makeMainLoop()
-        } else if let fresh = Loop(ownerTID: rl_gettid(), isMain: false), HandleTable.shared.register(fresh) {
+        } else if case let fresh = Loop(ownerTID: rl_gettid(), isMain: false), HandleTable.shared.register(fresh) {
             // The thread's reference, dropped at thread exit.
             loop = fresh
         } else {
@@ -84,7 +85,8 @@ package final class Registry: @unchecked Sendable {
     private func makeMainLoop() -> Loop? {
         main.withLock { main in
             if let main { return main }
-            guard let loop = Loop(ownerTID: getpid(), isMain: true), HandleTable.shared.register(loop) else { return nil }
+            let loop = Loop(ownerTID: getpid(), isMain: true)
+            guard HandleTable.shared.register(loop) else { return nil }
             main = loop
             mainLoopHandle.store(loop.handle, ordering: .relaxed)
             return loop

@@ -12,9 +12,9 @@ extension Loop {
         swap(&ready, &spareBlocks)  // empty: a nested run may have it
         lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }
         if !ready.isEmpty {
-            var timing = CalloutTiming(.block, insight)
+            var timing = CalloutTiming(.block, insightReference)
             for block in ready { callOutToBlock(block, &timing) }
-            timing.finish(insight)
+            timing.finish()
             ready.removeAllKeepingStorage()
         }
         swap(&ready, &spareBlocks)
@@ -43,7 +43,7 @@ extension Loop {
             if ready.count > 1 {
                 ready.sort { $0.order != $1.order ? $0.order < $1.order : $0.pendingSince < $1.pendingSince }
             }
-            var timing = CalloutTiming(.source, insight)
+            var timing = CalloutTiming(.source, insightReference)
             for index in ready.indices {
                 if handled && returnAfterSourceHandled {
                     let rest = ready[index...]
@@ -57,7 +57,7 @@ extension Loop {
                     handled = true
                 }
             }
-            timing.finish(insight)
+            timing.finish()
             ready.removeAllKeepingStorage()
         }
         swap(&ready, &spareSources)
@@ -87,7 +87,7 @@ extension Loop {
         guard busySince != 0 else { return now }
         guard now &- busySince >= Self.giveWayAfterNs else { return busySince }
         rl_yield()
-        insight.statistics.bump(.busyYields)
+        withInsight { $0.statistics.bump(.busyYields) }
         return Clock.monotonicNow()
     }
 

@@ -12,7 +12,8 @@ import Synchronization
 /// guarded as the owner says (atomics of their own, or a lock).  Two
 /// threads making it at once both make an object; the one whose
 /// compare-and-swap fails frees its own and uses the other's.  Used for a
-/// timer's extras (TimerExtras) and a loop's trace writer (Insight).
+/// timer's extras (TimerExtras), a loop's trace writer (Insight), and a
+/// loop's poller and insight (Loop).
 package struct PublishedOnce<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     private let word: Atomic<UInt>
 
@@ -36,6 +37,14 @@ package struct PublishedOnce<Object: AnyObject>: ~Copyable, @unchecked Sendable 
     /// Whether it was made.
     package var isMade: Bool { word.load(ordering: .acquiring) != 0 }
 
+    /// The object if it was made, unmanaged: for a holder that calls it
+    /// through `_withUnsafeGuaranteedRef` while the owner lives.
+    @inline(__always)
+    package var unmanaged: Unmanaged<Object>? {
+        let bits = word.load(ordering: .acquiring)
+        return bits == 0 ? nil : Self.object(bits)
+    }
+
     /// Calls `body` with the object if it was made; nil otherwise.
     @inline(__always)
     package func with<R>(_ body: (Object) -> R) -> R? {
@@ -47,7 +56,21 @@ package struct PublishedOnce<Object: AnyObject>: ~Copyable, @unchecked Sendable 
     /// Calls `body` with the object, made by `make` now if it was not.
     package func withMade<R>(_ make: () -> Object, _ body: (Object) -> R) -> R {
         if let result = with(body) { return result }
-        let made = Unmanaged.passRetained(make())
+        return publish(make(), body)
+    }
+
+    /// `withMade` for an object whose making may fail: nil, and nothing
+    /// published, when `make` gives nil.
+    package func withMade<R>(orNil make: () -> Object?, _ body: (Object) -> R) -> R? {
+        if let result = with(body) { return result }
+        guard let object = make() else { return nil }
+        return publish(object, body)
+    }
+
+    /// Publishes `object` unless another thread published one first, and
+    /// calls `body` with the one published.
+    private func publish<R>(_ object: Object, _ body: (Object) -> R) -> R {
+        let made = Unmanaged.passRetained(object)
         let (published, existing) = word.compareExchange(
             expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
         if published { return made._withUnsafeGuaranteedRef(body) }

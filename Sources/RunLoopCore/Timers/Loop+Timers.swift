@@ -25,7 +25,7 @@ extension Loop {
             // Waited for from outside: the poll descriptor must report it.
             return parkedMode.map { timer.placement(in: $0) != nil } ?? false
         }
-        if wake { poller.wakeUp() }
+        if wake { wakeUp() }
     }
 
     /// The earliest fire date of the mode's valid timers, or 0.
@@ -68,7 +68,7 @@ extension Loop {
         due.sortByDeadline()
         // One clock reading per timer (CalloutTiming): each callout starts
         // at the reading that ended the previous one.
-        var timing = CalloutTiming(.timer, insight)
+        var timing = CalloutTiming(.timer, insightReference)
         for i in 0 ..< due.count {
             let listed = due[i]
             // The pass's reference keeps the timer alive until the release below.
@@ -126,7 +126,7 @@ extension Loop {
             let (deadline, loop) = timer.withSchedule { s -> (UInt64, Loop?) in
                 if s.epoch == epoch {
                     let slots = Timer.advance(&s, interval: timer.interval, intervalNs: timer.intervalNs, now: now)
-                    if slots > 1 { insight.statistics.bump(.timerSlotsSkipped, by: slots - 1) }
+                    if slots > 1 { withInsight { $0.statistics.bump(.timerSlotsSkipped, by: slots - 1) } }
                 }
                 return (s.deadline, s.loop)
             }
