@@ -51,7 +51,10 @@ package final class Loop: Object, @unchecked Sendable {
     // accesses exclusive (docs/design.md, "Exclusivity checks").
 
     @exclusivity(unchecked) var modes = ModeTable()
-    @exclusivity(unchecked) var commonModes: [ModeName] = [.default]
+    /// The common modes; at first the default one, in an array all new
+    /// loops share until one adds a mode (a 56-byte block per loop else).
+    @exclusivity(unchecked) var commonModes = Loop.initialCommonModes
+    private static let initialCommonModes: [ModeName] = [.default]
     @exclusivity(unchecked) var commonItems: [ObjectIdentifier: ModeItem] = [:] { didSet { equalityEpoch &+= 1 } }
     @exclusivity(unchecked) var commonItemOrder: [ObjectIdentifier] = []
     /// The loop's sources that compare by context (see

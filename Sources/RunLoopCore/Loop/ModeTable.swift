@@ -9,14 +9,22 @@
 struct ModeTable {
     /// The modes in the order they were made.
     private(set) var ordered: [Mode] = []
-    /// Open addressing over `ordered`: a slot holds a position + 1, or 0
-    /// when empty.  Probed linearly from `id & (count - 1)`; kept at most
-    /// half full, and a power of two long.
-    private var slots: ContiguousArray<Int32> = ContiguousArray(repeating: 0, count: 4)
+    /// Open addressing over `ordered` once it holds more than `scanned`
+    /// modes: a slot holds a position + 1, or 0 when empty.  Probed
+    /// linearly from `id & (count - 1)`; kept at most half full, and a
+    /// power of two long.  Empty before: a loop's first few modes (most
+    /// loops have one to three) are found by comparing their ids in turn,
+    /// no slower than a probe, and the loop keeps no table block (56 bytes).
+    private var slots: ContiguousArray<Int32> = []
+    private static let scanned = 4
 
     /// The mode named `name`, if the loop has made it.
     @inline(__always)
     subscript(name: ModeName) -> Mode? {
+        if slots.isEmpty {
+            for i in ordered.indices where ordered[i].name.id == name.id { return ordered[i] }
+            return nil
+        }
         let mask = slots.count - 1
         var i = name.id & mask
         while true {
@@ -31,8 +39,9 @@ struct ModeTable {
     /// Adds a mode whose name is not in the table yet.
     mutating func insert(_ mode: Mode) {
         ordered.append(mode)
+        if ordered.count <= Self.scanned { return }
         if ordered.count * 2 > slots.count {
-            rehash(capacity: slots.count * 2)
+            rehash(capacity: max(4 * Self.scanned, slots.count * 2))
         } else {
             place(position: ordered.count)
         }
