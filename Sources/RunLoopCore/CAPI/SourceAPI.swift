@@ -75,26 +75,25 @@ public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: 
 public func rlRunLoopSourceSignal(_ source: RLRunLoopSourceRef?) {
     // Pending already: one load and one comparison, no pin.
     if _fastPath(HandleTable.hotWordHas(UInt(bitPattern: source), kind: .source, Source.signalledBit)) { return }
-    signalPinned(source)
+    signalPinned(source, "RLRunLoopSourceSignal", andWakeUp: false)
 }
 
 @c(RLRunLoopSourceSignalAndWakeUp)
 public func rlRunLoopSourceSignalAndWakeUp(_ source: RLRunLoopSourceRef?) {
     // Pending, and its loops woken: one load and one comparison, no pin.
     if _fastPath(HandleTable.hotWordIs(UInt(bitPattern: source), kind: .source, Source.signalledBit | Source.wokenBit)) { return }
-    signalAndWakeUpPinned(source)
+    signalPinned(source, "RLRunLoopSourceSignalAndWakeUp", andWakeUp: true)
 }
 
-/// Out of line, so the check above runs without this path's frame.
+/// The two calls above once the hot word did not settle them.  Out of
+/// line, so their checks run without this path's frame; one function for
+/// both, so each caller's code has the same shape whatever the compiler
+/// merges (a conditional tail call to a private function of one argument
+/// made RLRunLoopSourceSignalAndWakeUp's already-pending call 12% slower,
+/// bench_loop hotonefn, with the same 16 instructions).
 @inline(never)
-private func signalAndWakeUpPinned(_ source: RLRunLoopSourceRef?) {
-    borrow(source, as: .source, "RLRunLoopSourceSignalAndWakeUp", orElse: ()) { (s: Source) in s.signalAndWakeUp() }
-}
-
-/// Out of line, so the check above runs without this path's frame.
-@inline(never)
-private func signalPinned(_ source: RLRunLoopSourceRef?) {
-    borrow(source, as: .source, "RLRunLoopSourceSignal", orElse: ()) { (s: Source) in s.signal() }
+private func signalPinned(_ source: RLRunLoopSourceRef?, _ function: StaticString, andWakeUp: Bool) {
+    borrow(source, as: .source, function, orElse: ()) { (s: Source) in andWakeUp ? s.signalAndWakeUp() : s.signal() }
 }
 
 @c(RLRunLoopSourceIsSignalled)
