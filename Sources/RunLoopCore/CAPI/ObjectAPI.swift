@@ -3,7 +3,7 @@ import Glibc
 
 /// The array RLRunLoopCopyAllModes returns (and RLArrayCreateWithModes
 /// builds for the Perform* mode argument).
-final class ModeArray: Object, @unchecked Sendable {
+package final class ModeArray: Object, @unchecked Sendable {
     let names: [ModeName]
     init(names: [ModeName]) {
         self.names = names
