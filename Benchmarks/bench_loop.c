@@ -658,6 +658,10 @@ static void *idle_thread(void *arg)
         t = new_timer(X(AbsoluteTimeGetCurrent)() + 1.0, 1.0, NULL, tick);
         X(RunLoopAddTimer)(rl, t, MODE);
     }
+    /* One pass that only polls (no AfterWaiting) first: what a loop sets up
+     * at its first run is not idle time (runloop makes its descriptors
+     * there; GLib and libuv make theirs with the loop, before their u0). */
+    X(RunLoopRunInMode)(MODE, 0, false);
     struct thread_usage u0 = thread_usage();
     X(RunLoopRunInMode)(MODE, 3.25, false);
     struct thread_usage u1 = thread_usage();
