@@ -413,6 +413,22 @@ static H_UNUSED RLRunLoopSourceRef new_source(RLIndex order, void *info, void (*
     return RLRunLoopSourceCreate(NULL, order, &ctx);
 }
 
+#ifndef RL_TEST_AGAINST_CF
+/* A version-1 (descriptor) source with only info, getPort and perform
+ * (runloop-only: CF on Linux has none).  Caller releases. */
+static H_UNUSED RLRunLoopSourceRef new_fd_source(RLIndex order, void *info, int (*get_port)(void *),
+                                                 void (*perform)(void *))
+{
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = info;
+    ctx.getPort = get_port;
+    ctx.perform = perform;
+    return RLRunLoopSourceCreate(NULL, order, (RLRunLoopSourceContext *)&ctx);
+}
+#endif
+
 /* A timer with only info in its context.  Caller releases. */
 static H_UNUSED RLRunLoopTimerRef new_timer(RLAbsoluteTime fire, RLTimeInterval interval,
                                              RLRunLoopTimerCallBack cb, void *info)

@@ -328,11 +328,7 @@ static void *scenario_e(void *arg)
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopGetPollDescriptor(rl);
     CHECK(pipe(e_pipe) == 0);
-    RLRunLoopSourceContext1 ctx = { 0 };
-    ctx.version = 1;
-    ctx.getPort = e_get_port;
-    ctx.perform = e_perform;
-    RLRunLoopSourceRef s = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopSourceRef s = new_fd_source(0, NULL, e_get_port, e_perform);
     RLRunLoopAddSource(rl, s, M);
     CHECK(isinf(RLRunLoopGetTimeout(rl, M)));
     CHECK(!readable(fd, 0));
@@ -468,11 +464,7 @@ static void *scenario_k(void *arg)
     int p[2];
     CHECK(pipe(p) == 0);
     k_dup = dup(p[0]);
-    RLRunLoopSourceContext1 ctx = { 0 };
-    ctx.version = 1;
-    ctx.getPort = k_get_port;
-    ctx.perform = k_perform;
-    RLRunLoopSourceRef v1 = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopSourceRef v1 = new_fd_source(0, NULL, k_get_port, k_perform);
     counter_t c = { 0 };
     RLRunLoopSourceRef s = counter_source(&c, 0);
     RLRunLoopAddSource(rl, v1, M);

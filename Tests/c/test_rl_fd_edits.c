@@ -49,12 +49,7 @@ static void pipe_perform(void *info)
 static RLRunLoopSourceRef make_source(struct pipe_source *p, int fd_from)
 {
     if (fd_from < 0) CHECK(pipe2(p->fds, O_CLOEXEC | O_NONBLOCK) == 0);
-    RLRunLoopSourceContext1 ctx = {0};
-    ctx.version = 1;
-    ctx.info = p;
-    ctx.getPort = pipe_port;
-    ctx.perform = pipe_perform;
-    return RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    return new_fd_source(0, p, pipe_port, pipe_perform);
 }
 
 static void poke(struct pipe_source *p) { CHECK(write(p->fds[1], "x", 1) == 1); }
@@ -212,12 +207,7 @@ static void scenario(void)
     /* F */
     for (int i = 0; i < BURST; i++) {
         CHECK(pipe2(burst[i].fds, O_CLOEXEC | O_NONBLOCK) == 0);
-        RLRunLoopSourceContext1 ctx = {0};
-        ctx.version = 1;
-        ctx.info = &burst[i];
-        ctx.getPort = pipe_port;
-        ctx.perform = burst_perform;
-        burst[i].src = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+        burst[i].src = new_fd_source(0, &burst[i], pipe_port, burst_perform);
         RLRunLoopAddSource(rl, burst[i].src, kRLRunLoopDefaultMode);
     }
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);  /* all watched */

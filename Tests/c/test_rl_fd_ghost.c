@@ -60,13 +60,7 @@ static void v1_perform(void *info) { ((v1_info *)info)->performs++; }
 
 static RLRunLoopSourceRef v1_source(v1_info *info)
 {
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = info;
-    ctx.getPort = v1_get_port;
-    ctx.perform = v1_perform;
-    return RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    return new_fd_source(0, info, v1_get_port, v1_perform);
 }
 
 static int g_timer_fired;

@@ -49,12 +49,7 @@ static void pipe_perform(void *info)
 static RLRunLoopSourceRef pipe_source(struct pipe_source *p, RLIndex order)
 {
     CHECK(pipe2(p->fds, O_CLOEXEC | O_NONBLOCK) == 0);
-    RLRunLoopSourceContext1 ctx = {0};
-    ctx.version = 1;
-    ctx.info = p;
-    ctx.getPort = pipe_port;
-    ctx.perform = pipe_perform;
-    return RLRunLoopSourceCreate(NULL, order, (RLRunLoopSourceContext *)&ctx);
+    return new_fd_source(order, p, pipe_port, pipe_perform);
 }
 
 /* Invalidates and releases the source, then closes its pipe. */

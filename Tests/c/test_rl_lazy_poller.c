@@ -83,7 +83,9 @@ static void scenario_a(void)
     int errors = atomic_load(&g_errors);
     RLRunLoopWakeUp(g_a_loop);
     RLRunLoopStop(g_a_loop);
-    RLRunLoopStatistics stats = { sizeof stats };
+    RLRunLoopStatistics stats;
+    memset(&stats, 0, sizeof stats);
+    stats.size = sizeof stats;
     RLRunLoopGetStatistics(g_a_loop, &stats);
     TRACE("A. woken, stopped and read before its first run: %d errors, %llu passes, waiting %s",
           atomic_load(&g_errors) - errors, (unsigned long long)stats.passes, yes_no(RLRunLoopIsWaiting(g_a_loop)));
@@ -216,11 +218,7 @@ static void scenario_d(void)
     if (pipe2(g_d_pipe, O_CLOEXEC | O_NONBLOCK) != 0) { perror("pipe2"); exit(2); }
     pthread_t th = start_thread(d_thread, NULL);
     gate_wait(&g_d_ready);
-    RLRunLoopSourceContext1 ctx = { 0 };
-    ctx.version = 1;
-    ctx.getPort = d_port;
-    ctx.perform = d_perform;
-    RLRunLoopSourceRef src = RLRunLoopSourceCreate(NULL, 0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopSourceRef src = new_fd_source(0, NULL, d_port, d_perform);
     RLRunLoopAddSource(g_d_loop, src, g_mode);
     if (write(g_d_pipe[1], "x", 1) != 1) { perror("write"); exit(2); }
     gate_post(&g_d_added);
