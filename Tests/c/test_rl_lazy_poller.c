@@ -52,6 +52,17 @@ static const RLRunLoopMode g_mode = MODE("lazy");
 static void nothing(void *info) {}
 static void fired(RLRunLoopTimerRef t, void *info) { (*(int *)info)++; }
 
+/* Runs the calling thread's loop, `rl`, until a one-shot timer 10 ms away
+ * has fired (counted in *count); the run's result. */
+static RLRunLoopRunResult run_one_timer(RLRunLoopRef rl, int *count)
+{
+    RLRunLoopTimerRef t = new_timer(now() + 0.01, 0, fired, count);
+    RLRunLoopAddTimer(rl, t, g_mode);
+    RLRunLoopRunResult result = RLRunLoopRunInMode(g_mode, 5, false);
+    RLRelease(t);
+    return result;
+}
+
 /* ---- A ------------------------------------------------------------------ */
 
 static RLRunLoopRef g_a_loop;
@@ -66,11 +77,8 @@ static void *a_thread(void *arg)
     g_a_gotten = open_fds();
     gate_post(&g_a_gotten_gate);
     gate_wait(&g_a_poked);
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(NULL, RLAbsoluteTimeGetCurrent() + 0.01, 0, 0, 0, fired, &(RLRunLoopTimerContext){ 0, &g_a_fired, NULL, NULL, NULL });
-    RLRunLoopAddTimer(g_a_loop, t, g_mode);
-    g_a_result = RLRunLoopRunInMode(g_mode, 5, false);
+    g_a_result = run_one_timer(g_a_loop, &g_a_fired);
     g_a_ran = open_fds();
-    RLRelease(t);
     return NULL;
 }
 
@@ -159,10 +167,7 @@ static void *c_thread(void *arg)
     g_c_loop = RLRunLoopGetCurrent();
     gate_post(&g_c_ready);
     gate_wait(&g_c_go);
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(NULL, RLAbsoluteTimeGetCurrent() + 0.01, 0, 0, 0, fired, &(RLRunLoopTimerContext){ 0, &g_c_fired, NULL, NULL, NULL });
-    RLRunLoopAddTimer(g_c_loop, t, g_mode);
-    g_c_result = RLRunLoopRunInMode(g_mode, 5, false);
-    RLRelease(t);
+    g_c_result = run_one_timer(g_c_loop, &g_c_fired);
     return NULL;
 }
 

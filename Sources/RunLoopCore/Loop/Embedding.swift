@@ -60,7 +60,7 @@ extension Loop {
         pollerIfMade?.unpark()
         let result = run(name, seconds: 0, returnAfterSourceHandled: false)
         guard lock.withLock({ runs.isEmpty && !isDead }) else { return .success((result, nil)) }
-        guard pollerIfMade != nil else { return .failure(.resources) }  // the run could not make it
+        guard pollerOnce.isMade else { return .failure(.resources) }  // the run could not make it
         return .success((result, park(name).lost))
     }
 

@@ -115,7 +115,7 @@ package final class Poller: @unchecked Sendable {
         timerFD = timer
     }
 
-    /// A poller made by two threads at once (Loop.poller) loses the race
+    /// A poller made by two threads at once (Loop.makePoller) loses the race
     /// and is freed unused: its descriptors close here.  One the loop used
     /// was shut by its loop already (both calls do nothing the second time).
     deinit {

@@ -42,11 +42,10 @@ package final class Registry: @unchecked Sendable {
         let loop: Loop?
         if ThreadIdentity.isMain {
             loop = makeMainLoop()
-        } else if case let fresh = Loop(ownerTID: rl_gettid(), isMain: false), HandleTable.shared.register(fresh) {
-            // The thread's reference, dropped at thread exit.
-            loop = fresh
         } else {
-            loop = nil
+            // The thread's reference, dropped at thread exit.
+            let fresh = Loop(ownerTID: rl_gettid(), isMain: false)
+            loop = HandleTable.shared.register(fresh) ? fresh : nil
         }
         if let loop { pthread_setspecific(key, Unmanaged.passUnretained(loop).toOpaque()) }
         return loop

@@ -40,14 +40,8 @@ struct MallocList<Element: BitwiseCopyable>: ~Copyable {
     }
 
     subscript(_ i: Int) -> Element {
-        get {
-            precondition(i < count)
-            return base![i]
-        }
-        set {
-            precondition(i < count)
-            base![i] = newValue
-        }
+        precondition(i < count)
+        return base![i]
     }
 
     mutating func swapAt(_ i: Int, _ j: Int) {
