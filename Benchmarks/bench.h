@@ -200,6 +200,19 @@ static B_UNUSED void report_timer_peak(const char *name, const char *impl, long 
     result(name, impl, "peak_rss_per_timer", (double)(peak_rss_bytes() - base) / (double)n, "B");
 }
 
+/* The spread workload's span: fire dates over the 2 ms after the first add. */
+#define SPREAD_NS 2000000
+
+/* Reports a spread workload of n timers: wall time from the first add to
+ * the last firing and the loop thread's CPU time over it. */
+static B_UNUSED void report_spread(long n, const char *impl, uint64_t wall_ns, double cpu_us)
+{
+    char name[32];
+    snprintf(name, sizeof name, "spread%ld", n);
+    result(name, impl, "total", (double)wall_ns / 1e6, "ms");
+    result(name, impl, "cpu", cpu_us / 1e3, "ms");
+}
+
 /* A shuffled 0..n-1 (fixed seed: every implementation gets the same). */
 static B_UNUSED uint32_t *shuffled(size_t n)
 {

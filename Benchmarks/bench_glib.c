@@ -236,6 +236,28 @@ static void *timers_thread(void *arg)
     return NULL;
 }
 
+/* 3b. spread: fire dates over the 2 ms after the first add, shuffled (µs
+ * ready times: distinct up to 2,000 timers, FIFO-free ties beyond). */
+static void *spread_thread(void *arg)
+{
+    struct timers *t = arg;
+    GMainContext *ctx = thread_context();
+    uint32_t *perm = shuffled((size_t)t->n);
+    struct thread_usage u0 = thread_usage();
+    uint64_t t0 = now_ns();
+    gint64 base = g_get_monotonic_time();
+    for (long i = 0; i < t->n; i++) {
+        gint64 offset = (gint64)((SPREAD_NS / 1000) * ((uint64_t)perm[i] + 1) / (uint64_t)t->n);
+        g_source_unref(fn_source(ctx, timer_fired, t, base + offset, TRUE));
+    }
+    run_until(ctx, &t->done);
+    uint64_t t1 = now_ns();
+    struct thread_usage u1 = thread_usage();
+    report_spread(t->n, IMPL, t1 - t0, u1.cpu_us - u0.cpu_us);
+    free(perm);
+    return NULL;
+}
+
 /* 4. sources ---------------------------------------------------------- */
 /* With N > 1 a second context on the same thread holds one source alone,
  * signalled in alternate blocks (run_sources in bench.h). */
@@ -440,6 +462,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "timers")) {
         struct timers t = { arg_long(argc, argv, 2, 1000), 0, 0 };
         pthread_join(spawn(timers_thread, &t), NULL);
+    } else if (!strcmp(w, "spread")) {
+        struct timers t = { arg_long(argc, argv, 2, 1000), 0, 0 };
+        pthread_join(spawn(spread_thread, &t), NULL);
     } else if (!strcmp(w, "sources")) {
         struct sources s = { .n = arg_long(argc, argv, 2, 1), .events = arg_long(argc, argv, 3, 100000) };
         pthread_join(spawn(sources_thread, &s), NULL);
@@ -458,7 +483,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|sources|fds|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|signal|timers|spread|sources|fds|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -23,6 +23,8 @@
  *                                         with the library functions (see
  *                                         below; CF: the same as without fn)
  *   bench_loop timers    N                N one-shot timers, run until all fired
+ *   bench_loop spread    N                N one-shot timers due over the next
+ *                                         2 ms in shuffled order
  *   bench_loop sources   N EVENTS         N sources, signal one at a time
  *                                         (EVENTS or more: at least 200 ms;
  *                                         N > 1: interleaved with one source
@@ -445,6 +447,35 @@ static void *timers_thread(void *arg)
 }
 
 /* ------------------------------------------------------------------------
+ * 3b. N one-shot timers with shuffled distinct fire dates spread over the
+ *     SPREAD_NS after the first add (issue 25's "random deadlines"): the
+ *     loop sleeps until the earliest, fires what is due, sleeps again.
+ *     Reports the wall time from the first add to the last firing (at
+ *     least the 2 ms span) and the loop thread's CPU time over it.
+ * ---------------------------------------------------------------------- */
+static void *spread_thread(void *arg)
+{
+    struct timers *s = arg;
+    LoopRef rl = X(RunLoopGetCurrent)();
+    uint32_t *perm = shuffled((size_t)s->n);
+    struct thread_usage u0 = thread_usage();
+    uint64_t t0 = now_ns();
+    double base = X(AbsoluteTimeGetCurrent)();
+    for (long i = 0; i < s->n; i++) {
+        double offset = (double)SPREAD_NS * 1e-9 * (double)(perm[i] + 1) / (double)s->n;
+        TimerRef t = new_timer(base + offset, 0, s, timer_fired);
+        X(RunLoopAddTimer)(rl, t, MODE);
+        X(Release)(t);
+    }
+    run_until(&s->done);
+    uint64_t t1 = now_ns();
+    struct thread_usage u1 = thread_usage();
+    report_spread(s->n, IMPL, t1 - t0, u1.cpu_us - u0.cpu_us);
+    free(perm);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
  * 4. N version-0 sources in the mode; signal one at a time and run one
  *    pass.  With N > 1 the loop also has a mode holding one source alone,
  *    signalled in alternate blocks (run_sources in bench.h).
@@ -828,6 +859,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "timers")) {
         struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
         pthread_join(spawn(timers_thread, &s), NULL);
+    } else if (!strcmp(w, "spread")) {
+        struct timers s = { arg_long(argc, argv, 2, 1000), 0, 0 };
+        pthread_join(spawn(spread_thread, &s), NULL);
     } else if (!strcmp(w, "sources")) {
         struct sources s = { .n = arg_long(argc, argv, 2, 1), .events = arg_long(argc, argv, 3, 100000) };
         pthread_join(spawn(sources_thread, &s), NULL);
@@ -855,7 +889,7 @@ int main(int argc, char **argv)
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
         fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|hotonefn|"
-                "timers|sources|fds|fdone|idle|lateness|memory [args]\n", argv[0]);
+                "timers|spread|sources|fds|fdone|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

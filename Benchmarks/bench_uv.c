@@ -256,6 +256,30 @@ static void bench_timers(long n, B_UNUSED long unused)
     report_timer_peak(name, IMPL, rss0, n);
 }
 
+/* 3b. spread: the 2 ms span in libuv's milliseconds (timeouts 0, 1 and 2,
+ * shuffled; ties FIFO), from the loop's cached time as libuv users add. */
+static void bench_spread(long n, B_UNUSED long unused)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uint32_t *perm = shuffled((size_t)n);
+    uv_timer_t *t = xcalloc((size_t)n, sizeof *t);
+    g_n = n;
+    g_fired = 0;
+    struct thread_usage u0 = thread_usage();
+    uint64_t t0 = now_ns();
+    uv_update_time(&loop);
+    for (long i = 0; i < n; i++) {
+        uv_timer_init(&loop, &t[i]);
+        uv_timer_start(&t[i], timer_fired, (uint64_t)perm[i] * (SPREAD_NS / 1000000 + 1) / (uint64_t)n, 0);
+    }
+    while (g_fired < n) uv_run(&loop, UV_RUN_ONCE);
+    uint64_t t1 = now_ns();
+    struct thread_usage u1 = thread_usage();
+    report_spread(n, IMPL, t1 - t0, u1.cpu_us - u0.cpu_us);
+    free(perm);  /* the handles stay: the loop still lists them (as bench_timers) */
+}
+
 /* 4. sources ---------------------------------------------------------- */
 /* With N > 1 a second loop on the same thread holds one handle alone,
  * signalled in alternate blocks (run_sources in bench.h). */
@@ -470,6 +494,8 @@ int main(int argc, char **argv)
         on_own_thread(bench_hotcall, arg_long(argc, argv, 2, 10000000), 0);
     } else if (!strcmp(w, "timers")) {
         on_own_thread(bench_timers, arg_long(argc, argv, 2, 1000), 0);
+    } else if (!strcmp(w, "spread")) {
+        on_own_thread(bench_spread, arg_long(argc, argv, 2, 1000), 0);
     } else if (!strcmp(w, "sources")) {
         on_own_thread(bench_sources, arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 100000));
     } else if (!strcmp(w, "fds")) {
