@@ -148,8 +148,9 @@ for n in $TIMERS; do run $R "$loops" timers $n; done
 if [[ -n $BIG ]]; then run 2 "runloop glib uv" timers $BIG; fi
 # 10M: ~2.5 GB for runloop, ~10 s each
 if [[ -n $HUGE ]]; then run 1 "runloop glib uv" timers $HUGE; fi
-echo "3b. timers due over the next 2 ms in shuffled order (N = $TIMERS)"
+echo "3b. timers due over the next 2 ms in shuffled order (N = $TIMERS${BIG:+ $BIG})"
 for n in $TIMERS; do run $R "$loops" spread $n; done
+if [[ -n $BIG ]]; then run 2 "runloop glib uv" spread $BIG; fi
 echo "4. sources (1 and 10,000)"
 run $R "$loops" sources 1 $EV1
 run $R "$loops" sources 10000 $EV10K
