@@ -360,6 +360,42 @@ extension Result {
         }
     }
 
+    /// MallocList's in-place sort against Swift's, on the shapes that
+    /// trouble a quicksort (sorted, reversed, organ pipe, sawtooth, a
+    /// median-of-three killer), on every length up to 40 (the insertion
+    /// sort's ranges and the first partitions) and with the heapsort
+    /// fallback forced (depth limit 0 and 1).
+    @Test func mallocListSortsInPlaceOnEveryShape() {
+        var generator = SystemRandomNumberGenerator()
+        func shapes(_ n: Int) -> [[Int]] {
+            let up = Array(0 ..< n)
+            var killer = Array(repeating: 0, count: n)  // Musser's median-of-3 killer
+            let k = n / 2
+            for i in 0 ..< k where k > 0 {
+                killer[2 * i] = i
+                if 2 * i + 1 < n { killer[2 * i + 1] = k + i }
+            }
+            for i in 0 ..< k { killer[k + i] = 2 * i + 1 }
+            return [up, up.reversed(), up.shuffled(using: &generator),
+                    (0 ..< n).map { $0 < n / 2 ? 2 * $0 : 2 * (n - $0) - 1 },
+                    (0 ..< n).map { ($0 % 7) * n + $0 }, killer]
+        }
+        for n in Array(0 ... 40) + [1000, 5000] {
+            for values in shapes(n) {
+                for depthLimit in [nil, 0, 1] as [Int?] {
+                    var list = MallocList<Int>(keptCapacity: 0)
+                    list.reserve(values.count)
+                    var appended = true
+                    for v in values { appended = list.append(v) && appended }
+                    #expect(appended)
+                    list.sort(depthLimit: depthLimit) { $0 < $1 }
+                    let sorted = (0 ..< list.count).map { list[$0] }
+                    #expect(sorted == values.sorted(), "n \(n) depth \(String(describing: depthLimit))")
+                }
+            }
+        }
+    }
+
     @Test func heapPopsByDeadlineThenFIFO() {
         var heap = TimerHeap()
         var expected: [(UInt64, UInt64)] = []

@@ -44,8 +44,7 @@ final class DueTimers {
     /// Puts the list in firing order: by deadline, FIFO among equal ones
     /// (the heap's order).  Often in order already (a heap filled in
     /// deadline order, see TimerHeap.duePositions): one pass checks.
-    /// Otherwise a heapsort, in place: Swift's sort allocates a buffer of
-    /// half the list, and traps when memory runs out.
+    /// Otherwise sorted in place (MallocList.sort: no allocation).
     func sortByDeadline() {
         let count = list.count
         guard count > 1 else { return }
@@ -55,24 +54,7 @@ final class DueTimers {
             break
         }
         if sorted { return }
-        // A max-heap by firing order, then the largest to the end.
-        for start in stride(from: count / 2 - 1, through: 0, by: -1) { siftDown(start, count) }
-        for end in stride(from: count - 1, to: 0, by: -1) {
-            list.swapAt(0, end)
-            siftDown(0, end)
-        }
-    }
-
-    private func siftDown(_ start: Int, _ end: Int) {
-        var parent = start
-        while true {
-            var child = 2 * parent + 1
-            guard child < end else { return }
-            if child + 1 < end && list[child].entry.precedes(list[child + 1].entry) { child += 1 }
-            guard list[parent].entry.precedes(list[child].entry) else { return }
-            list.swapAt(parent, child)
-            parent = child
-        }
+        list.sort { $0.entry.precedes($1.entry) }
     }
 
     /// Empties both lists; each keeps its memory unless it holds more
