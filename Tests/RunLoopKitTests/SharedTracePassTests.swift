@@ -1,3 +1,4 @@
+import Foundation
 import RunLoopKit
 import TestSupport
 import Testing
@@ -289,6 +290,49 @@ import Testing
             trace.add("second valid: \(yesNo(second.isValid)); repeating fires: \(fires.value)")
             repeating.invalidate()
             keep.invalidate()
+        }
+    }
+
+    /// Tests/c/test_timer_burst_order.c: 1,200 timers added in shuffled
+    /// order, all due at once, fire by date; the earliest one's handler
+    /// invalidates one later timer and moves another past the burst, and
+    /// neither fires.
+    @Test func aBurstOfShuffledTimersFiresInDateOrder() throws {
+        try expectTrace("timer_burst_order") { trace in
+            let loop = Loop.current
+            let n = 1200, invalidated = 600, moved = 900
+            var perm = Array(0 ..< n)
+            var s: UInt64 = 0x9E37_79B9_7F4A_7C15
+            for i in stride(from: n, to: 1, by: -1) {
+                s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                perm.swapAt(i - 1, Int((s >> 33) % UInt64(i)))
+            }
+            let order = Shared<[Int]>([])
+            let timers = Shared<[LoopTimer?]>(Array(repeating: nil, count: n))
+            let base = Loop.now + 0.3
+            for k in perm {
+                let timer = LoopTimer(fireDate: base + Double(k) * 1e-4) { _ in
+                    order.update { $0.append(k) }
+                    if k == 0 {
+                        timers.value[invalidated]?.invalidate()
+                        timers.value[moved]?.nextFireDate = Loop.now + 1000
+                    }
+                }
+                timers.update { $0[k] = timer }
+                try loop.add(timer)
+            }
+            let allDue = base + Double(n) * 1e-4 + 0.05
+            while Loop.now < allDue { Thread.sleep(forTimeInterval: allDue - Loop.now) }
+            trace.add("run 0 s: \(loop.run(in: .default, for: .zero))")
+            let fired = order.value
+            let inOrder = zip(fired, fired.dropFirst()).allSatisfy { $0 < $1 }
+            trace.add("fired \(fired.count) of \(n), in fire-date order: \(yesNo(inOrder))")
+            trace.add("the invalidated and the moved timer skipped: "
+                      + yesNo(!fired.contains(invalidated) && !fired.contains(moved)))
+            let all = timers.value.compactMap { $0 }
+            trace.add("moved timer valid: \(yesNo(all[moved].isValid)), the rest invalid: "
+                      + yesNo(!all[0].isValid && !all[n - 1].isValid))
+            all[moved].invalidate()
         }
     }
 }
