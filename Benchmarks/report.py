@@ -226,22 +226,16 @@ def targets(med, runs):
         if b is not None:
             check(f"≤ 256 bytes per {w[4:]}", b <= 256, f"{b:.0f} heap bytes")
     # The targets of issue 25: at or below the best peer.
-    for n in ("1000", "10000", "100000", "1000000", "10000000"):
-        r = g(f"timers{n}", "total", "runloop")
-        peers = {p: g(f"timers{n}", "total", p) for p in ("glib", "uv")}
-        peers = {p: v for p, v in peers.items() if v}
-        if r and peers:
-            best = min(peers, key=peers.get)
-            check(f"{int(n):,} timers ≤ the faster of GLib and libuv", r <= peers[best],
-                  f"{r / peers[best]:.2f}× {best}")
-    for n in ("1000", "10000", "100000", "1000000"):
-        r = g(f"spread{n}", "total", "runloop")
-        peers = {p: g(f"spread{n}", "total", p) for p in ("glib", "uv")}
-        peers = {p: v for p, v in peers.items() if v}
-        if r and peers:
-            best = min(peers, key=peers.get)
-            check(f"{int(n):,} timers due over 2 ms ≤ the faster of GLib and libuv", r <= peers[best],
-                  f"{r / peers[best]:.2f}× {best}")
+    sizes = ("1000", "10000", "100000", "1000000", "10000000")
+    for workload, what in (("timers", "timers"), ("spread", "timers due over 2 ms")):
+        for n in sizes:
+            r = g(f"{workload}{n}", "total", "runloop")
+            peers = {p: g(f"{workload}{n}", "total", p) for p in ("glib", "uv")}
+            peers = {p: v for p, v in peers.items() if v}
+            if r and peers:
+                best = min(peers, key=peers.get)
+                check(f"{int(n):,} {what} ≤ the faster of GLib and libuv", r <= peers[best],
+                      f"{r / peers[best]:.2f}× {best}")
     for n in ("1000000", "10000000"):
         r, u = g(f"timers{n}", "peak_rss_per_timer", "runloop"), g(f"timers{n}", "peak_rss_per_timer", "uv")
         if r and u:
