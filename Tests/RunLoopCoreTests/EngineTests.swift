@@ -362,9 +362,10 @@ extension Result {
 
     /// MallocList's in-place sort against Swift's, on the shapes that
     /// trouble a quicksort (sorted, reversed, organ pipe, sawtooth, a
-    /// median-of-three killer), on every length up to 40 (the insertion
-    /// sort's ranges and the first partitions) and with the heapsort
-    /// fallback forced (depth limit 0 and 1).
+    /// median-of-three killer, few distinct values, all equal), on every
+    /// length up to 40 (the insertion sort's ranges and the first
+    /// partitions) and two large ones, with the heapsort fallback forced
+    /// too (depth limits 0 and 1).
     @Test func mallocListSortsInPlaceOnEveryShape() {
         var generator = SystemRandomNumberGenerator()
         func shapes(_ n: Int) -> [[Int]] {
@@ -378,7 +379,9 @@ extension Result {
             for i in 0 ..< k { killer[k + i] = 2 * i + 1 }
             return [up, up.reversed(), up.shuffled(using: &generator),
                     (0 ..< n).map { $0 < n / 2 ? 2 * $0 : 2 * (n - $0) - 1 },
-                    (0 ..< n).map { ($0 % 7) * n + $0 }, killer]
+                    (0 ..< n).map { ($0 % 7) * n + $0 }, killer,
+                    (0 ..< n).map { _ in Int.random(in: 0 ..< 3, using: &generator) },  // mostly equal
+                    Array(repeating: 5, count: n)]
         }
         for n in Array(0 ... 40) + [1000, 5000] {
             for values in shapes(n) {

@@ -44,8 +44,9 @@ struct MallocList<Element: BitwiseCopyable>: ~Copyable {
         return base![i]
     }
 
-    /// Sorts the entries in place by `precedes`, a strict total order (no
-    /// two entries equal): an introsort, so nothing is allocated (Swift's
+    /// Sorts the entries in place by `precedes`, a strict weak order (not
+    /// stable: entries neither precedes may trade places; DueTimers' have
+    /// distinct keys): an introsort, so nothing is allocated (Swift's
     /// sort takes a buffer of half the list, and traps when memory runs
     /// out) and the worst case stays n log n.  Quicksort with a median of
     /// three, insertion sort below 16 entries, and heapsort for a range
@@ -91,7 +92,8 @@ struct MallocList<Element: BitwiseCopyable>: ~Copyable {
         }
         swap(&a[0], &a[mid])  // the median, as the pivot, at the front
         let pivot = a[0]
-        // Entries before i precede the pivot (or equal it: none do), entries after j follow it.
+        // Entries before i do not follow the pivot, entries after j do not
+        // precede it; equal ones stop both scans, so they split evenly.
         var i = 1
         var j = n - 1
         while true {
