@@ -57,7 +57,7 @@ extension Loop {
     package func runPending(_ name: ModeName) -> Result<(result: RunResult, lost: Int32?), EmbedFailure> {
         guard !lock.withLock({ isDead }) else { return .failure(.gone) }
         guard isOwnThread else { return .failure(.wrongThread) }
-        pollerIfMade?.unpark()
+        pollerOnce.with { $0.unpark() }
         let result = run(name, seconds: 0, returnAfterSourceHandled: false)
         guard lock.withLock({ runs.isEmpty && !isDead }) else { return .success((result, nil)) }
         guard pollerOnce.isMade else { return .failure(.resources) }  // the run could not make it

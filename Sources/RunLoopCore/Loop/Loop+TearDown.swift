@@ -56,6 +56,6 @@ extension Loop {
         // under the lock) keeps reconcileDescriptorsLocked from epoll_ctl,
         // `run` refuses a dead loop (no wait), and wake-ups are settled by
         // the poller.
-        pollerIfMade?.shutdown()
+        pollerOnce.with { $0.shutdown() }
     }
 }

@@ -35,7 +35,8 @@ package final class Loop: Object, @unchecked Sendable {
     /// order), and a waker's load of the hot word acquires: a waker that
     /// reads any other state than "ignoring" finds the poller made
     /// (test_rl_lazy_poller races the two).  Nothing else may assume it:
-    /// see `pollerIfMade`.
+    /// a caller that may come first reads `pollerOnce.with`, which does
+    /// nothing for a loop that never ran.
     let pollerOnce = PublishedOnce<Poller>()
     /// What the loop lets the outside see: counters, the current phase,
     /// callouts, its trace (Insight.swift).  Made by the loop's first run,
@@ -203,12 +204,6 @@ package final class Loop: Object, @unchecked Sendable {
     @inline(__always)
     package func withPoller<R>(_ body: (Poller) -> R) -> R { pollerOnce.with(body)! }
 
-    /// The wait set if it was made, without making it: for the callers that
-    /// have nothing to do for a loop that never ran (a wake-up, a change of
-    /// watched descriptors, a description).
-    @inline(__always)
-    package var pollerIfMade: Poller? { pollerOnce.with { $0 } }
-
     /// The insight, made now if the loop has none (any thread: reading the
     /// counters of a loop that never ran makes it, and reads zeros).
     package func makeInsight() -> Insight { insightOnce.withMade({ Insight() }) { $0 } }
@@ -275,7 +270,7 @@ package final class Loop: Object, @unchecked Sendable {
 
     /// Makes the loop's current or next sleep return.  Any thread.  A loop
     /// with no poller never slept (see `pollerOnce`): nothing to do.
-    package func wakeUp() { pollerIfMade?.wakeUp() }
+    package func wakeUp() { pollerOnce.with { $0.wakeUp() } }
 
     /// Wakes the loop `handle` names, if it is still alive; nothing
     /// otherwise (no error).  Awake, spinning or already pending: the hot
@@ -296,5 +291,5 @@ package final class Loop: Object, @unchecked Sendable {
         return Poller.wakeUpWithoutSyscall(word)
     }
 
-    package var isWaiting: Bool { pollerIfMade?.isSleeping ?? false }
+    package var isWaiting: Bool { pollerOnce.with { $0.isSleeping } ?? false }
 }
