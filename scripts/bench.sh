@@ -56,9 +56,7 @@ fi
 command -v python3 >/dev/null 2>&1 || { echo "BENCH FAILED: python3 is needed for the report"; exit 1; }
 
 stage "2/4 build (Release, $RUNLOOP_BUILD_DIR)"
-cmake_configure -DCMAKE_BUILD_TYPE=Release -DRUNLOOP_BUILD_BENCHMARKS=ON -DRUNLOOP_BUILD_TESTS=OFF \
-  >/dev/null || { echo "BENCH FAILED: cmake configure"; exit 1; }
-cmake --build "$RUNLOOP_BUILD_DIR" || { echo "BENCH FAILED: build"; exit 1; }
+build_benchmarks || { echo "BENCH FAILED: build"; exit 1; }
 
 bin="$RUNLOOP_BUILD_DIR/bench"
 if [[ $quick == 1 ]]; then

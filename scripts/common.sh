@@ -63,3 +63,12 @@ cmake_configure() {
   fi
   cmake -S "$RUNLOOP_ROOT" -B "$RUNLOOP_BUILD_DIR" -G Ninja "$@"
 }
+
+# build_benchmarks: configures $RUNLOOP_BUILD_DIR in Release with the
+# benchmark programs (no tests) and builds it, so what is measured is the
+# tree as it is (scripts/bench.sh, scripts/costs.sh).  Prints what failed.
+build_benchmarks() {
+  cmake_configure -DCMAKE_BUILD_TYPE=Release -DRUNLOOP_BUILD_BENCHMARKS=ON -DRUNLOOP_BUILD_TESTS=OFF \
+    >/dev/null || { echo "cmake configure failed"; return 1; }
+  cmake --build "$RUNLOOP_BUILD_DIR" || { echo "build failed"; return 1; }
+}

@@ -6,7 +6,7 @@
 # Instruction counts are reproducible on a noisy machine; times are not.
 #   bash scripts/costs.sh timers     one-shot timers, all due (10k and 20k)
 #   bash scripts/costs.sh fds        1,000 ready descriptors (20 and 40 bursts)
-# Uses the Release build of scripts/bench.sh (build-bench/), made if missing.
+# Builds and uses the Release build of scripts/bench.sh (build-bench/).
 set -uo pipefail
 RUNLOOP_BUILD_DIR="${RUNLOOP_BUILD_DIR:-build-bench}"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -20,10 +20,7 @@ esac
 
 ensure_tools || { echo "COSTS FAILED: tools"; exit 1; }
 command -v callgrind_annotate >/dev/null 2>&1 || { echo "COSTS FAILED: no callgrind_annotate (valgrind)"; exit 1; }
-if [[ ! -x "$RUNLOOP_BUILD_DIR/bench/bench_runloop" ]]; then
-  cmake_configure -DCMAKE_BUILD_TYPE=Release -DRUNLOOP_BUILD_BENCHMARKS=ON -DRUNLOOP_BUILD_TESTS=OFF >/dev/null &&
-    cmake --build "$RUNLOOP_BUILD_DIR" || { echo "COSTS FAILED: build"; exit 1; }
-fi
+build_benchmarks || { echo "COSTS FAILED: build"; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
