@@ -289,7 +289,15 @@ RLIndex RLGetRetainCount(RLTypeRef object);
 RLTypeID RLGetTypeID(RLTypeRef object);
 /* A readable, multi-line description of a loop (current mode, common modes,
  * common mode items, and each mode's sources, observers and timers) or of a
- * single item.  Returns a malloc()ed string: free() it.  NULL on error. */
+ * single item.  Returns a malloc()ed string: free() it.  NULL on error.
+ * The description of a source, observer or timer includes what its
+ * context's copyDescription returns (as CF's).  Those callbacks run on the
+ * calling thread with no lock held: a loop's contents are copied first,
+ * each item held until the description is made, so a copyDescription may
+ * call into the loop being described (RLRunLoopContainsSource, add or
+ * remove items, invalidate its own item).  An item removed meanwhile is
+ * still described, and the reference the description held is dropped
+ * when it returns. */
 char *RLCopyDescription(RLTypeRef object);
 /* A mode name made at run time (cfcompat.h's CFStringCreateWithCString and
  * CFStringCreateCopy): the library's interned copy of `name`, the same
@@ -547,7 +555,7 @@ void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMod
 /* CF's CFRunLoopSourceContext, field for field.  `version` must be 0.
  * retain(info) is called once at creation and release(info) once when the
  * source is destroyed.  copyDescription, if set, returns a malloc()ed
- * string the library frees.  equal and hash are stored and returned by
+ * string the library frees (shown by RLCopyDescription).  equal and hash are stored and returned by
  * RLRunLoopSourceGetContext.  schedule/cancel run on the thread calling
  * Add/Remove/Invalidate (or the exiting thread at loop teardown); perform
  * runs on the loop's thread. */
@@ -651,7 +659,9 @@ RLBoolean RLRunLoopSourceIsSignalled(RLRunLoopSourceRef source);
  * ------------------------------------------------------------------------- */
 
 /* CF's CFRunLoopObserverContext.  retain(info) at creation; release(info)
- * when the observer is invalidated (or destroyed while still valid). */
+ * when the observer is invalidated (or destroyed while still valid).
+ * copyDescription, if set, returns a malloc()ed string the library frees
+ * (shown by RLCopyDescription while the observer is valid). */
 typedef struct {
     RLIndex version;
     void *info;
@@ -686,7 +696,9 @@ void RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserve
  * ------------------------------------------------------------------------- */
 
 /* CF's CFRunLoopTimerContext.  retain(info) at creation; release(info)
- * when the timer is invalidated (or destroyed while still valid). */
+ * when the timer is invalidated (or destroyed while still valid).
+ * copyDescription, if set, returns a malloc()ed string the library frees
+ * (shown by RLCopyDescription while the timer is valid). */
 typedef struct {
     RLIndex version;
     void *info;

@@ -57,6 +57,14 @@ package final class Observer: Object, @unchecked Sendable {
         _ = gate.callOut({ callout(self, activity) }, release: { releaseInfo?() })
     }
 
+    /// The context's description of its info (its copyDescription, user
+    /// code: call with no lock held), if it has one and the info is not
+    /// released: the call holds the info as a callout does.
+    package func describeInfo() -> String? {
+        guard let context = cContext, let copy = context.copyDescription else { return nil }
+        return gate.callOut({ copyInfoDescription(copy, context.info) }, release: { releaseInfo?() }) ?? nil
+    }
+
     package override func finalize() {
         valid.store(false, ordering: .releasing)
         releaseInfoOnce()

@@ -322,9 +322,11 @@ package final class Source: Object, @unchecked Sendable {
         }
     }
 
-    /// The context's description of its info, if it has one.
+    /// The context's description of its info (its copyDescription, user
+    /// code: call with no lock held), if it has one and the info is not
+    /// released: the call holds the info as a callout does (CalloutGate).
     package func describeInfo() -> String? {
-        let copy: (@convention(c) (UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?)?
+        let copy: InfoDescriber?
         let info: UnsafeRawPointer?
         switch actions {
         case .function: return nil
@@ -333,13 +335,7 @@ package final class Source: Object, @unchecked Sendable {
         case .closures(let box): return box.value.describe?()
         }
         guard let copy else { return nil }
-        var description: String?
-        withInfo {
-            guard let text = copy(info) else { return }
-            description = String(cString: text)
-            free(text)
-        }
-        return description
+        return gate.callOut({ copyInfoDescription(copy, info) }, release: { releaseInfo() }) ?? nil
     }
 
     private func releaseInfo() {

@@ -257,6 +257,15 @@ package final class Timer: Object, @unchecked Sendable {
         }, release: { releaseInfo() })
     }
 
+    /// The context's description of its info (its copyDescription, user
+    /// code: call with no lock held), if it has one and the info is not
+    /// released: the call holds the info as a callout does.
+    package func describeInfo() -> String? {
+        guard case .context(_, let box) = action, let copy = box.value.copyDescription else { return nil }
+        let info = box.value.info
+        return gate.callOut({ copyInfoDescription(copy, info) }, release: { releaseInfo() }) ?? nil
+    }
+
     /// Moves the next fire date; the owning loop re-sorts it.  Ignored
     /// once the timer is invalid (as CF).
     package func setNextFireDate(_ date: Double) {
