@@ -90,6 +90,8 @@ public final class Loop: Sendable, Hashable, CustomStringConvertible {
 
     /// Runs the loop in the default mode until ``stop()`` is called or the
     /// mode has no sources and no timers (CoreFoundation's `CFRunLoopRun`).
+    /// On the main thread only ``stop()`` ends it: as in CF, a common mode
+    /// of the main loop serves the dispatch main queue and is never empty.
     public func run() {
         while true {
             let result = run(in: .default, for: .seconds(1e10))

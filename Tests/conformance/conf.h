@@ -12,7 +12,8 @@
  * (never sleeps); sleep only to let time pass for timers, with margins
  * wide enough for a loaded 2-core machine; run the scenario on a secondary
  * thread (CONF_MAIN) — CF's main-thread loop also serves the dispatch main
- * queue.  CHECK failures go to stderr and make the program exit 1.
+ * queue, so its common modes are never empty: only scenarios about that
+ * run on the main thread (CONF_MAIN_ON_MAIN_THREAD).  CHECK failures go to stderr and make the program exit 1.
  */
 #ifndef CONF_H
 #define CONF_H
@@ -288,5 +289,16 @@ static void *conf_thread(void *arg)
         return conf_failures ? 1 : 0;                                         \
     }
 #define CONF_MAIN(scenario) CONF_MAIN_AFTER(scenario, NULL)
+
+/* main(): runs scenario() on the main thread itself, for the main loop's
+ * own behaviour (CF's serves the dispatch main queue in its common modes:
+ * see sc_main_thread_run.c). */
+#define CONF_MAIN_ON_MAIN_THREAD(scenario)   \
+    int main(void)                          \
+    {                                       \
+        scenario();                         \
+        fflush(stdout);                     \
+        return conf_failures ? 1 : 0;       \
+    }
 
 #endif /* CONF_H */

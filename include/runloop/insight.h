@@ -42,10 +42,13 @@
  * ...) (Swift: DispatchQueue.main.async, @MainActor jobs) runs on the main
  * thread while it runs its loop in a common mode, woken by the queue's
  * descriptor (no polling).  runloop does not link libdispatch: if it is in
- * the process when the main loop first runs, the queue's descriptor becomes
- * a source of the common modes for the life of the process — so from then
- * on the main loop never returns kRLRunLoopRunFinished in a common mode,
- * as with CF.  Other modes, and other threads' loops, do not serve it.
+ * the process when the main loop first runs, every common mode of the main
+ * loop watches the queue's descriptor from then on, for the life of the
+ * process (the queue is not an item: it makes no mode exist, and shows in
+ * no mode).  A common mode of the main loop never returns
+ * kRLRunLoopRunFinished, as with CF, and that holds whether or not the
+ * process has libdispatch (see RLRunLoopRunInMode).  Other modes, and other
+ * threads' loops, do not serve it.
  */
 #ifndef RUNLOOP_INSIGHT_H
 #define RUNLOOP_INSIGHT_H

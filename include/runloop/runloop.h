@@ -199,7 +199,9 @@ typedef struct __RLArray *RLArrayRef;
 /* Results of RLRunLoopRunInMode (CF's values). */
 typedef int32_t RLRunLoopRunResult;
 enum {
-    kRLRunLoopRunFinished = 1,      /* the mode has no sources and no timers */
+    kRLRunLoopRunFinished = 1,      /* the mode has no sources and no timers
+                                     * (never a common mode of the main loop:
+                                     * see RLRunLoopRunInMode) */
     kRLRunLoopRunStopped = 2,       /* RLRunLoopStop() was called */
     kRLRunLoopRunTimedOut = 3,      /* the time limit passed */
     kRLRunLoopRunHandledSource = 4  /* a source was handled and the caller asked to return */
@@ -355,7 +357,10 @@ RLRunLoopRef RLRunLoopGetCurrent(void);
  * lives forever.  In a fork() child, the child's own (see "fork()").  While
  * the main thread runs it in a common mode it also serves libdispatch's main
  * queue (dispatch_async(dispatch_get_main_queue(), ...)), as on Darwin; see
- * insight.h. */
+ * insight.h.  So its common modes are never empty (never
+ * kRLRunLoopRunFinished), with or without libdispatch in the process; the
+ * queue is not an item of any mode (RLRunLoopCopyAllModes and
+ * RLCopyDescription do not show it). */
 RLRunLoopRef RLRunLoopGetMain(void);
 
 /* The mode the loop is running now (the innermost run), or NULL when it is
@@ -372,13 +377,20 @@ void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
 RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
 
 /* Runs the current thread's loop in the default mode until it is stopped or
- * the mode has no sources and no timers. */
+ * the mode has no sources and no timers (on the main thread: until it is
+ * stopped, see RLRunLoopRunInMode). */
 void RLRunLoopRun(void);
 /* Runs the current thread's loop in `mode` for at most `seconds` (0 or less:
  * one pass without sleeping).  Returns a kRLRunLoopRun... value.  Returns
  * kRLRunLoopRunFinished at once, with no Entry/Exit notifications, when the
  * mode has no sources, no timers and no queued work, or when `mode` is
- * kRLRunLoopCommonModes.  May be called from inside a callout (nested run).
+ * kRLRunLoopCommonModes (or a mode that does not exist).  On the main
+ * thread, a common mode of the main loop is never empty, as in CF, whose
+ * main loop always serves libdispatch's main queue there: a run of it
+ * with nothing in it (or after its only timer fired) lasts its `seconds`
+ * and returns kRLRunLoopRunTimedOut, whether or not the process has
+ * libdispatch.  Other modes of the main loop end as on any thread.
+ * May be called from inside a callout (nested run).
  * The loop's first run opens its descriptors: if the system refuses them
  * (out of descriptors), the run reports kRLErrorResources and returns
  * kRLRunLoopRunFinished, and a later run tries again. */

@@ -11,9 +11,13 @@ import Synchronization
 /// runloop does not link libdispatch: the two entry points libdispatch
 /// exports for CoreFoundation are looked up in the process when the main
 /// loop first runs, so a program that does not use libdispatch pays
-/// nothing.  The queue's descriptor is a version-1 source in the common
-/// modes, kept for the life of the process (so the main loop never reports
-/// `Finished` in a common mode once it serves the queue, as with CF).
+/// nothing.  The queue's descriptor is a version-1 source, kept for the
+/// life of the process, that every common mode of the main loop watches
+/// without holding it (Loop.mainQueue): like CF's main-queue port, it
+/// makes no mode exist and shows in no mode.  A common mode of the main
+/// loop is never empty (never `Finished`) whether or not the process has
+/// libdispatch (Loop.isEmptyLocked), so a program behaves the same with
+/// and without it.
 enum DispatchMainQueue {
     /// int _dispatch_get_main_queue_handle_4CF(void)
     typealias HandleFunction = @convention(c) () -> Int32
@@ -36,8 +40,8 @@ enum DispatchMainQueue {
 
 extension Loop {
     /// Called by the main loop's thread at the start of each run: the first
-    /// time, adds the main queue's source to the common modes if libdispatch
-    /// is in the process.
+    /// time, makes the main queue's source if libdispatch is in the
+    /// process, for the common modes to watch.
     ///
     /// libdispatch creates the queue's eventfd on the first request for it
     /// and traps (SIGILL) if it cannot.  So a descriptor is tried first:
@@ -77,6 +81,9 @@ extension Loop {
         guard HandleTable.shared.register(source) else { return }
         // The registration's reference stays: the source lives as long as
         // the process.
-        _ = add(.source(source), to: .common)
+        lock.withLock {
+            mainQueue = source
+            descriptorEpoch &+= 1  // the run starting now watches it
+        }
     }
 }

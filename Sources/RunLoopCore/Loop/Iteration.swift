@@ -142,9 +142,13 @@ extension Loop {
     }
 
     /// A mode with no sources, no timers and no queued blocks cannot
-    /// produce work.  Lock held.
+    /// produce work, except a common mode of the main loop: that one
+    /// serves libdispatch's main queue (CF's main loop always does), so it
+    /// is never empty, whether or not the process has libdispatch
+    /// (DispatchMainQueue.swift) and before its source joins.  Lock held.
     private func isEmptyLocked(_ mode: Mode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
+        if isMain && commonModes.contains(mode.name) { return false }
         return !work.hasBlocks(for: mode.name, common: commonModes, from: inbox)
     }
 

@@ -18,11 +18,33 @@ extension Loop {
         let key = (mode: ObjectIdentifier(mode), epoch: descriptorEpoch)
         if let done = watchedFor, done == key { return }
         watchedFor = key
-        if watched.isEmpty && mode.descriptorSources.isEmpty { return }
+        let queue = mainQueueLocked(servedIn: mode)
+        if watched.isEmpty && mode.descriptorSources.isEmpty && queue == nil { return }
         withPoller { poller in
-            for fd in Set(watched.keys).union(mode.descriptorSources.keys) { rewatchLocked(fd, in: mode, poller) }
+            var fds = Set(watched.keys).union(mode.descriptorSources.keys)
+            if let queue { fds.insert(queue.descriptor) }
+            for fd in fds { rewatchLocked(fd, in: mode, poller) }
             wakeForAlwaysReadyLocked(poller)
         }
+    }
+
+    /// The main queue's source if `mode` serves it: a common mode of the
+    /// main loop, once the process was found to have libdispatch
+    /// (DispatchMainQueue.swift).  Lock held.
+    func mainQueueLocked(servedIn mode: Mode) -> Source? {
+        guard let queue = mainQueue, commonModes.contains(mode.name) else { return nil }
+        return queue
+    }
+
+    /// What the poller should watch for `fd` while `mode` runs: its
+    /// sources' watch, and the main queue's if `mode` serves it.  Lock held.
+    private func watchLocked(for fd: Int32, in mode: Mode) -> Mode.Watch? {
+        var wanted = mode.watch(for: fd)
+        if let queue = mainQueueLocked(servedIn: mode), queue.descriptor == fd {
+            wanted = Mode.Watch(events: (wanted?.events ?? 0) | queue.interest,
+                                sources: (wanted?.sources ?? []) + [queue.handle])
+        }
+        return wanted
     }
 
     /// A version-1 source on `fd` entered or left `mode`: the wait set
@@ -51,7 +73,7 @@ extension Loop {
     /// changed anything.  Lock held.
     @discardableResult
     private func rewatchLocked(_ fd: Int32, in mode: Mode, _ poller: Poller) -> Bool {
-        let wanted = mode.watch(for: fd)
+        let wanted = watchLocked(for: fd, in: mode)
         guard wanted != watched[fd] else { return false }
         watched[fd] = wanted
         if let wanted { poller.watch(fd, events: wanted.events) } else { poller.unwatch(fd) }
@@ -106,19 +128,22 @@ extension Loop {
         var firstOrder: Int?
         var ordersDiffer = false
         var rebuilt = false
+        let queue = mainQueueLocked(servedIn: mode)
         func add(_ r: Poller.Ready) {
             if poller.isGhost(r) {
                 if !rebuilt { poller.rebuildWaitSet(ghost: r.fd) }
                 rebuilt = true
                 return
             }
-            mode.descriptorSources[r.fd]?.forEach { source in
+            func take(_ source: Source) {
                 guard source.isValid else { return }
                 let events = r.events & (source.interest | always)
                 guard events != 0 else { return }
                 if firstOrder == nil { firstOrder = source.order } else if firstOrder != source.order { ordersDiffer = true }
                 found.append(ReadySource(source: source, events: events))
             }
+            mode.descriptorSources[r.fd]?.forEach(take)
+            if let queue, queue.descriptor == r.fd { take(queue) }
         }
         for r in polled { add(r) }
         if poller.hasAlwaysReady.load(ordering: .relaxed) {

@@ -85,6 +85,11 @@ extension Loop {
             for id in commonItemOrder {
                 _ = insertLocked(commonItems[id]!, into: name, &deferred)
             }
+            // The mode now serves the main queue (main loop): a run in it
+            // watches the queue from its next pass.
+            if let mode = existingModeLocked(name), let queue = mainQueueLocked(servedIn: mode) {
+                descriptorsEditedLocked(mode, fd: queue.descriptor)
+            }
         }
         deferred.run()
     }

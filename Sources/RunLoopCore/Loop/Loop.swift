@@ -101,6 +101,13 @@ package final class Loop: Object, @unchecked Sendable {
     /// starts in the same mode with nothing changed since (the usual
     /// `while (...) RLRunLoopRunInMode(...)` loop) skips rebuilding it.
     @exclusivity(unchecked) var watchedFor: (mode: ObjectIdentifier, epoch: UInt64)?
+    /// The main loop's source for libdispatch's main queue, once the
+    /// process has been found to have one (DispatchMainQueue.swift).  Not
+    /// an item of any mode: every common mode of the main loop watches it
+    /// (Loop+Descriptors.swift), as CF's main loop watches the queue's port,
+    /// so it makes no mode exist and shows in no mode.  nil on any other
+    /// loop.
+    @exclusivity(unchecked) var mainQueue: Source?
     /// The last number `nextSequence` gave (observer insertion order,
     /// teardown-handler ids).
     @exclusivity(unchecked) var sequence: UInt64 = 0
