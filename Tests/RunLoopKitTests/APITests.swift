@@ -106,6 +106,34 @@ import Testing
         ])
     }
 
+    @Test func aRepeatingTimersStepIsCappedAsInCF() {
+        // CF steps at most 504,911,232 s (about 16 years) between fire
+        // dates: a longer interval gives a finite next date, never +inf.
+        // (A Duration past Int64.max ns saturates: 9e9 s is near the top.)
+        let trace = Trace()
+        onFreshThread {
+            let loop = Loop.current
+            for seconds in [9e9, 4e9, 504_911_232.0, 1e8] {
+                let fired = Shared(0)
+                let start = Loop.now
+                let timer = LoopTimer(fireDate: start, interval: .seconds(seconds)) { _ in fired.update { $0 += 1 } }
+                try? loop.add(timer, to: "capped")
+                loop.run(in: "capped", for: .milliseconds(50))
+                let step = (timer.nextFireDate - start).rounded()
+                trace.add("\(seconds): fired \(fired.value), step \(step), "
+                          + "loop's next \(loop.nextTimerFireDate(in: "capped") == timer.nextFireDate), "
+                          + "interval kept \(timer.interval.map { Double($0.components.seconds) } == seconds)")
+                timer.invalidate()
+            }
+        }
+        #expect(trace.lines == [
+            "9000000000.0: fired 1, step 504911232.0, loop's next true, interval kept true",
+            "4000000000.0: fired 1, step 504911232.0, loop's next true, interval kept true",
+            "504911232.0: fired 1, step 504911232.0, loop's next true, interval kept true",
+            "100000000.0: fired 1, step 100000000.0, loop's next true, interval kept true",
+        ])
+    }
+
     @Test func isWaitingIsTrueWhileTheLoopSleeps() {
         let seen = Shared(false)
         onFreshThread {

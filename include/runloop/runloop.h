@@ -729,7 +729,12 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
  * due at the same moment fire in the order they were scheduled.  `flags`
  * is ignored (as in CF).  `order` is stored and reported.  A fire date
  * past CF's limit 4039289856.0 (2128-12-31; DBL_MAX and +inf included) is
- * stored and reported as that limit, which never comes.  A NULL callout
+ * stored and reported as that limit, which never comes.  A repeating
+ * timer steps at most 504,911,232 s (about 16 years; CF's cap) between two
+ * fire dates: after a timer with a longer interval (DBL_MAX and +inf
+ * included) fires, its next fire date is 504,911,232 s after the one it
+ * fired for — never +inf, never past the limit — and RLRunLoopTimerGetInterval
+ * still reports the interval as given.  A NULL callout
  * is valid, as in CF: the timer fires, calls nothing, and a one-shot one is
  * invalidated.  NaN fire date or NaN interval: error, NULL.  Out of
  * memory (or of handles): kRLErrorResources, NULL; RLRunLoopAddTimer

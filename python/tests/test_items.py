@@ -1,4 +1,6 @@
 """Timers, sources and observers: callbacks, order, traces."""
+import sys
+
 import runloop
 from runloop import Activity, RunResult
 
@@ -28,6 +30,22 @@ def test_a_one_shot_timer_invalidates_itself_and_the_run_finishes(mode):
     loop.add_timer(timer, mode)
     assert loop.run(mode, 30) is RunResult.FINISHED
     assert fired == [timer] and not timer.is_valid
+
+
+def test_a_repeating_timers_step_is_capped_as_in_cf(mode):
+    # CF steps at most 504,911,232 s (about 16 years) between two fire
+    # dates: a longer interval gives a finite next fire date, never +inf.
+    loop = runloop.RunLoop.current()
+    start = runloop.absolute_time()
+    fired = []
+    timer = runloop.Timer(lambda t: fired.append(t), interval=sys.float_info.max, fire_date=start)
+    loop.add_timer(timer, mode)
+    loop.run(mode, 0.05)
+    assert fired == [timer] and timer.repeats
+    assert round(timer.next_fire_date - start) == 504911232
+    assert loop.next_timer_fire_date(mode) == timer.next_fire_date
+    assert timer.interval == sys.float_info.max
+    timer.invalidate()
 
 
 def test_timer_properties(mode):

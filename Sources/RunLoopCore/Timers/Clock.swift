@@ -20,6 +20,13 @@ package enum Clock {
     @inline(__always)
     package static func clampedFireDate(_ date: Double) -> Double { date > fireDateLimit ? fireDateLimit : date }
 
+    /// The longest step a repeating timer takes between two fire dates
+    /// (CF's cap, about 16 years): a longer interval (DBL_MAX and +inf
+    /// included) repeats every this many seconds, so a fired timer's next
+    /// date is always a finite date before `fireDateLimit`.  The interval
+    /// itself is kept and reported as given.
+    package static let maxTimerStep: Double = 504_911_232.0
+
     /// Deadlines further than this (about 100 years) are treated as never.
     package static let horizonSeconds: Double = 3.2e9
 
@@ -78,8 +85,10 @@ package enum Clock {
     }
 
     /// The absolute fire date of a monotonic deadline (the inverse of
-    /// `deadline(forFireDate:)`, under the current wall clock).
+    /// `deadline(forFireDate:)`, under the current wall clock): at most
+    /// `fireDateLimit`, which `never` (a deadline that never comes) is.
     package static func fireDate(forDeadline deadline: UInt64) -> Double {
-        deadline == never ? .infinity : absoluteAtMonotonicZero(wallOffset()) + Double(deadline) / 1e9
+        deadline == never ? fireDateLimit
+            : clampedFireDate(absoluteAtMonotonicZero(wallOffset()) + Double(deadline) / 1e9)
     }
 }

@@ -146,8 +146,9 @@ package final class Timer: Object, @unchecked Sendable {
     }
 
     package var repeats: Bool { interval > 0 }
-    /// The interval in ns (at least 1), 0 if it does not repeat.
-    package var intervalNs: UInt64 { repeats ? max(1, Clock.nanoseconds(interval)) : 0 }
+    /// The step between two fire dates in ns: the interval, at most
+    /// `Clock.maxTimerStep` (as CF), at least 1 ns; 0 if it does not repeat.
+    package var intervalNs: UInt64 { repeats ? max(1, Clock.nanoseconds(min(interval, Clock.maxTimerStep))) : 0 }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
     package var firing: Bool {
         get { firingFlag.load(ordering: .relaxed) }
