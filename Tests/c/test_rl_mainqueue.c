@@ -6,7 +6,11 @@
  *     loop woken by the queue's descriptor (no polling: a single sleep);
  *   - while the main loop runs a mode that is not common, the queue waits;
  *     it is drained as soon as a common mode runs again;
- *   - functions queued from the main queue itself run in order.
+ *   - functions queued from the main queue itself run in order;
+ *   - a run nested in a function of the queue does not serve the queue (as
+ *     CF: libdispatch's drain is not re-entrant), so the default mode with
+ *     nothing else in it is empty there (Finished at once, as CF returns);
+ *     a function queued from inside runs once the outer one returns.
  * libdispatch is loaded with dlopen() (RL_DISPATCH_LIBRARY, set by
  * cmake/Insight.cmake), the way a program that uses it has it loaded.
  */
@@ -50,6 +54,15 @@ static void chained(void *info)
 
 static void keep(void *info) {}
 
+static void nested(void *info)
+{
+    int before = g_ran;
+    dispatch_async_f_(main_queue, "stop", on_main);
+    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
+    TRACE("nested run in a queued function: %s; the queue served inside: %s",
+          result_name(r), yes_no(g_ran != before));
+}
+
 int main(void)
 {
     void *lib = dlopen(RL_DISPATCH_LIBRARY, RTLD_NOW | RTLD_GLOBAL);
@@ -87,6 +100,11 @@ int main(void)
     dispatch_async_f_(main_queue, NULL, chained);
     r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, false);
     TRACE("chained: %s", result_name(r));
+
+    /* 4. a run nested in a function of the queue */
+    dispatch_async_f_(main_queue, NULL, nested);
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, false);
+    TRACE("after the nested run: %s", result_name(r));
 
     RLRunLoopSourceInvalidate(src);
     RLRelease(src);

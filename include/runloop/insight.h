@@ -48,7 +48,10 @@
  * no mode).  A common mode of the main loop never returns
  * kRLRunLoopRunFinished, as with CF, and that holds whether or not the
  * process has libdispatch (see RLRunLoopRunInMode).  Other modes, and other
- * threads' loops, do not serve it.
+ * threads' loops, do not serve it; nor does a run nested in a block of the
+ * queue (libdispatch's drain is not re-entrant; CF's neither), where a
+ * common mode with nothing else in it returns kRLRunLoopRunFinished as on
+ * any thread.
  */
 #ifndef RUNLOOP_INSIGHT_H
 #define RUNLOOP_INSIGHT_H

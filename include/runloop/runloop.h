@@ -389,7 +389,9 @@ void RLRunLoopRun(void);
  * main loop always serves libdispatch's main queue there: a run of it
  * with nothing in it (or after its only timer fired) lasts its `seconds`
  * and returns kRLRunLoopRunTimedOut, whether or not the process has
- * libdispatch.  Other modes of the main loop end as on any thread.
+ * libdispatch.  Other modes of the main loop end as on any thread, and so
+ * does a run nested in a block of the dispatch main queue, which does not
+ * serve the queue (as in CF; see insight.h).
  * May be called from inside a callout (nested run).
  * The loop's first run opens its descriptors: if the system refuses them
  * (out of descriptors), the run reports kRLErrorResources and returns

@@ -70,12 +70,13 @@ extension Loop {
         let fd = queue.handle()
         guard fd >= 0 else { return }
         let drain = queue.drain
+        // The main loop lives as long as the process: the source may hold it.
         let callbacks = SourceCallbacks(perform: {}, describe: { "libdispatch main queue (fd \(fd))" },
                                         ready: { _ in
             // Consume the wake-up first, so a block queued while draining
             // signals the descriptor again.
             rl_drain_counter(fd)
-            drain(nil)
+            self.drainMainQueue(drain, fd: fd)
         })
         let source = Source(order: 0, callbacks: callbacks, descriptor: fd, interest: EPOLLIN.rawValue)
         guard HandleTable.shared.register(source) else { return }
@@ -84,6 +85,26 @@ extension Loop {
         lock.withLock {
             mainQueue = source
             descriptorEpoch &+= 1  // the run starting now watches it
+        }
+    }
+
+    /// Drains the main queue (the queue's source's callout).  As CF's main
+    /// loop, a run nested in one of its blocks does not serve the queue
+    /// (libdispatch's drain is not re-entrant): while it drains, no mode
+    /// watches the queue's descriptor and common modes count as empty when
+    /// nothing else is in them.  The mode being run watches it again when
+    /// the drain returns.  One descriptor changes each way, not the whole
+    /// wait set.
+    private func drainMainQueue(_ drain: DispatchMainQueue.DrainFunction, fd: Int32) {
+        setDrainingMainQueue(true, fd: fd)
+        drain(nil)
+        setDrainingMainQueue(false, fd: fd)
+    }
+
+    private func setDrainingMainQueue(_ draining: Bool, fd: Int32) {
+        lock.withLock {
+            drainingMainQueue = draining
+            if let mode = runs.last?.mode { descriptorsEditedLocked(mode, fd: fd) }
         }
     }
 }

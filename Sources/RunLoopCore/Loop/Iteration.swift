@@ -145,10 +145,11 @@ extension Loop {
     /// produce work, except a common mode of the main loop: that one
     /// serves libdispatch's main queue (CF's main loop always does), so it
     /// is never empty, whether or not the process has libdispatch
-    /// (DispatchMainQueue.swift) and before its source joins.  Lock held.
+    /// (DispatchMainQueue.swift) — but for a run nested in a block of the
+    /// queue, which does not serve it (CF neither).  Lock held.
     private func isEmptyLocked(_ mode: Mode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
-        if isMain && commonModes.contains(mode.name) { return false }
+        if isMain && !drainingMainQueue && commonModes.contains(mode.name) { return false }
         return !work.hasBlocks(for: mode.name, common: commonModes, from: inbox)
     }
 

@@ -29,10 +29,11 @@ extension Loop {
     }
 
     /// The main queue's source if `mode` serves it: a common mode of the
-    /// main loop, once the process was found to have libdispatch
-    /// (DispatchMainQueue.swift).  Lock held.
+    /// main loop, once the process was found to have libdispatch, except
+    /// while the queue is being drained (DispatchMainQueue.swift).  Lock
+    /// held.
     func mainQueueLocked(servedIn mode: Mode) -> Source? {
-        guard let queue = mainQueue, commonModes.contains(mode.name) else { return nil }
+        guard let queue = mainQueue, !drainingMainQueue, commonModes.contains(mode.name) else { return nil }
         return queue
     }
 

@@ -108,6 +108,10 @@ package final class Loop: Object, @unchecked Sendable {
     /// so it makes no mode exist and shows in no mode.  nil on any other
     /// loop.
     @exclusivity(unchecked) var mainQueue: Source?
+    /// True while the main loop drains libdispatch's main queue (in the
+    /// source's callout): a run nested in one of its blocks does not serve
+    /// the queue, as in CF (DispatchMainQueue.swift).
+    @exclusivity(unchecked) var drainingMainQueue = false
     /// The last number `nextSequence` gave (observer insertion order,
     /// teardown-handler ids).
     @exclusivity(unchecked) var sequence: UInt64 = 0
