@@ -132,6 +132,12 @@ if(TARGET test_rl_callout_frames)
   set_tests_properties(test_rl_callout_frames PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 
+# Stops from another thread racing the loop's sleep and its thread's exit,
+# many rounds: a stress test as well as a C test.
+if(TARGET test_rl_stop_race)
+  set_tests_properties(test_rl_stop_race PROPERTIES LABELS "c;stress")
+endif()
+
 # The opt-in inline fast paths (<runloop/fastpath.h>) only skip calls that
 # would change nothing: the scenarios that exercise those calls (stale,
 # wrong-kind and NULL handles included) give the same trace with the fast

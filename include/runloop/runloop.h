@@ -417,7 +417,10 @@ RLBoolean RLRunLoopIsWaiting(RLRunLoopRef rl);
  * the caller. */
 void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost running RLRunLoopRunInMode of the loop return
- * kRLRunLoopRunStopped.  Dropped when the loop is not running. */
+ * kRLRunLoopRunStopped, from any thread: the run returns after the pass in
+ * progress (a sleeping run wakes at once), however close the call comes to
+ * the run's start or to its sleep.  Dropped when the loop is not running
+ * (between runs, or its thread has exited): no error. */
 void RLRunLoopStop(RLRunLoopRef rl);
 
 /* ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """RunLoop: current/main, run results, stop, wake_up, perform, modes."""
 import threading
+import time
 
 import pytest
 
@@ -87,6 +88,51 @@ def test_stop_from_another_thread_ends_its_run(loop_thread):
     with loop_thread as worker:
         assert worker.thread.is_alive()
     assert worker.result is RunResult.STOPPED
+
+
+def test_a_stop_right_after_a_run_began_is_never_lost(mode):
+    """Many runs of another thread's loop, each stopped as soon as it is in
+    progress (current_mode), some after quick wake-ups: every run returns
+    STOPPED within a second (a stop landing before the run's first pass, or
+    between a pass's last look and its sleep, was once lost)."""
+    rounds, lost, results = 3000, 0, []
+    start, returned, ready = threading.Semaphore(0), threading.Semaphore(0), threading.Event()
+    box = []
+
+    def thread_main():
+        loop = runloop.RunLoop.current()
+        source = runloop.Source(lambda: None)  # never signalled: only a stop ends a run
+        loop.add_source(source, mode)
+        box.append(loop)
+        ready.set()
+        while True:
+            start.acquire()
+            if not box:
+                break
+            results.append(loop.run(mode, 1e6))
+            returned.release()
+        source.invalidate()
+
+    thread = threading.Thread(target=thread_main)
+    thread.start()
+    assert ready.wait(30)
+    loop = box[0]
+    for i in range(rounds):
+        start.release()
+        while loop.current_mode is None:
+            time.sleep(0)  # the run is about to begin: hand the GIL to its thread
+        for _ in range(i % 4):
+            loop.wake_up()
+        loop.stop()
+        if not returned.acquire(timeout=1):
+            lost += 1
+            loop.stop()
+            assert returned.acquire(timeout=30)
+    box.clear()
+    start.release()
+    thread.join()
+    assert lost == 0
+    assert results == [RunResult.STOPPED] * rounds
 
 
 def test_wake_up_wakes_a_sleeping_loop(loop_thread):

@@ -72,7 +72,7 @@ extension Loop {
             }
             let poll = handledSource || mustPoll(deadline)
             if !poll { step(.beforeWaiting, mode) }
-            guard let ready = sleep(mode, until: deadline, poll: poll) else { return .finished }
+            guard let ready = sleep(mode, depth: depth, until: deadline, poll: poll) else { return .finished }
             if !poll { step(.afterWaiting, mode) }
             step(.timers, mode)
             fireDueTimers(mode)
@@ -108,15 +108,29 @@ extension Loop {
     /// The Waiting phase starts once the wake-up time is known.  Nil: this
     /// loop is a parent's copy in a fork child (fork() from a callout of
     /// this run), whose descriptors are the parent's (Fork.swift); the run
-    /// ends.
-    private func sleep(_ mode: Mode, until deadline: UInt64, poll: Bool) -> [Poller.Ready]? {
+    /// ends.  `depth`: the run's frame, whose stop is looked at last
+    /// (`wakeUpIfStopped`).
+    private func sleep(_ mode: Mode, depth: Int, until deadline: UInt64, poll: Bool) -> [Poller.Ready]? {
         let runLimit = deadline == 0 ? Clock.never : deadline
         let timerWake = timerWakeDeadline(mode)
         step(.waiting, mode)
         if forkGeneration != Fork.generation { return nil }
+        if !poll { wakeUpIfStopped(depth) }
         let ready = withPoller { $0.wait(until: min(timerWake, runLimit), poll: poll) }
         if !poll { withInsight { $0.woke(wakeCause(timerWake: timerWake, runLimit: runLimit)) } }
         return ready
+    }
+
+    /// The loop's side of a stop (see `Loop.stop` for why no stop is
+    /// lost): right before it sleeps, after its last callout of the pass
+    /// and after it last accepted wake-ups (and fenced), the run looks at
+    /// its frame's mark; if RLRunLoopStop marked it, the loop makes the
+    /// stop's wake-up itself, which the stop may have found ignored.  The
+    /// sleep then returns at once, with the observers a stop's wake-up
+    /// gives (BeforeWaiting, AfterWaiting), and `outcome` ends the run.
+    /// One lock per sleep (a sleep costs a system call or a spin anyway).
+    private func wakeUpIfStopped(_ depth: Int) {
+        if lock.withLock({ runs[depth].stopped }) { wakeUp() }
     }
 
     /// Why the sleep that just ended ended.  The timerfd was armed for the

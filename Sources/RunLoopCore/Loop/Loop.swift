@@ -259,6 +259,47 @@ package final class Loop: Object, @unchecked Sendable {
     package var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
     package var allModeNames: [ModeName] { lock.withLock { modes.names } }
 
+    /// Asks the innermost run to return `.stopped`: marks its frame (none:
+    /// the loop is not running, and the stop is dropped, as in CF and
+    /// SPEC.md) and wakes the loop.  The run reads the mark in `outcome`,
+    /// at the end of each pass.
+    ///
+    /// Why no stop is lost.  The wake-up does nothing while the loop
+    /// ignores wake-ups (Poller.swift), from the end of a sleep to the top
+    /// of the next pass, and between runs.  A stop there that `outcome`
+    /// does not see (it lands after `outcome` read the mark, or after a
+    /// run pushed its frame and before its first pass) would find nobody
+    /// looking at the mark before the next sleep, and the run would sleep
+    /// on, marked: 1 stop in ~1,000-100,000 from another thread was lost
+    /// so (test_rl_stop_race).  So a stop takes part in the wake-up
+    /// protocol as a queued block or a signalled source does:
+    ///
+    ///     stop:  mark the frame (lock);  fence;  load the state, wake if
+    ///            awake, spinning or asleep
+    ///     loop:  state = awake;          fence;  read the mark (lock) right
+    ///            before the sleep, wake itself if marked
+    ///
+    /// The mark and the state are a store-buffering pair.  The stop's
+    /// fence is in `Poller.wakeUpWithoutSyscall`; the loop's is at the end
+    /// of `Poller.acceptWakeUps`, at the top of each pass (or the end of a
+    /// nested run, which may change the state), and its read is
+    /// `Iteration.wakeUpIfStopped`, after the pass's last callout.  In the
+    /// single order of the two fences, either the stop's comes first, and
+    /// the loop's read after its own fence sees the mark; or the loop's
+    /// comes first, and the stop's load sees "awake" or a later state:
+    /// awake, spinning or asleep, and the stop wakes the loop; pending, and
+    /// the sleep returns anyway; ignoring, and the loop has woken since,
+    /// so the store of "ignoring" the stop read precedes the loop's next
+    /// "awake" and fence, which therefore come after the stop's fence, and
+    /// the read after them sees the mark.  Either way the sleep after the
+    /// stop returns at once and the pass's `outcome` reads the mark.  (The
+    /// lock alone orders nothing here: the state is not changed under it.)
+    /// The read is after the pass's last callout because a nested run
+    /// started there could consume a wake-up meant for this run.
+    ///
+    /// A loop whose thread is exiting or gone has no run to mark, and its
+    /// wake-up reads "ignoring" (or finds the poller shut, see
+    /// Poller.shutdown): the call does nothing.
     package func stop() {
         lock.withLock { if !runs.isEmpty { runs[runs.count - 1].stopped = true } }
         wakeUp()

@@ -48,7 +48,10 @@ import Synchronization
 /// sleep returns at once.  Every state a producer acts on (awake,
 /// spinning, asleep) ends the loop's next or current sleep, and every
 /// state it skips (pending, ignoring) is followed by a pass top
-/// (`acceptWakeUps`) before the loop can sleep again.
+/// (`acceptWakeUps`) before the loop can sleep again.  So whatever a
+/// producer publishes, the loop must look at after `acceptWakeUps` and
+/// before it sleeps: queues are looked at by the pass's steps, a stop's
+/// mark right before the sleep (Loop.stop, Iteration.wakeUpIfStopped).
 package final class Poller: @unchecked Sendable {
     private static let wakeToken: UInt64 = 1
     private static let timerToken: UInt64 = 2
