@@ -384,6 +384,25 @@ static H_UNUSED pthread_t start_thread(void *(*fn)(void *), void *arg)
     return t;
 }
 
+/* Waits until `rl` sleeps (RLRunLoopIsWaiting): the hand-over to "the loop
+ * is asleep now", which no observer reports (BeforeWaiting comes just
+ * before the sleep).  Yields between looks, never spins (under valgrind
+ * one thread runs at a time, and a spinning thread starves the loop's),
+ * and gives up after 10 s; whether the loop slept. */
+static H_UNUSED int wait_until_waiting(RLRunLoopRef rl)
+{
+    RLAbsoluteTime end = 0;
+    for (long i = 0;; i++) {
+        if (RLRunLoopIsWaiting(rl)) return 1;
+        if ((i & 255) == 255) {
+            RLAbsoluteTime t = now();
+            if (end == 0) end = t + 10;
+            else if (t > end) return 0;
+        }
+        sched_yield();
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Items
  * ---------------------------------------------------------------------- */

@@ -239,7 +239,7 @@ static void *d_producer(void *arg)
     long what = (long)arg;
     /* the gate: the loop is prepared (waited for from outside) with
      * nothing pending, so the calls below take the eventfd path */
-    if (what < 3) while (!RLRunLoopIsWaiting(g_rl)) sched_yield();
+    if (what < 3) CHECK(wait_until_waiting(g_rl));
     if (what == 0) {
         RLRunLoopPerformFunction(g_rl, M, d_fn, NULL);
         RLRunLoopWakeUp(g_rl);

@@ -18,6 +18,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 static int fd_count(void)
@@ -99,17 +101,28 @@ static void *b_thread(void *arg)
     return NULL;
 }
 
-static volatile int c_stop;
-static RLRunLoopRef volatile c_target;
+/* The sleeper of the current round (retained), NULL to end the waker. */
+static RLRunLoopRef c_target;
+static gate_t c_target_set = GATE_INIT, c_burst_done = GATE_INIT;
+static atomic_int c_round_over;   /* the round's sleeper was joined */
+static int c_max_wakes;           /* per round */
 
-/* Wakes whatever loop is the target, as fast as it can. */
+/* Wakes each round's sleeper from its run through its teardown until it
+ * has been joined, yielding between calls (no spin: under valgrind one
+ * thread runs at a time, and a spinning waker starved the sleeper), at
+ * most c_max_wakes times; then reports the round done. */
 static void *c_waker(void *arg)
 {
-    while (!c_stop) {
+    for (;;) {
+        gate_wait(&c_target_set);
         RLRunLoopRef rl = c_target;
-        if (rl) RLRunLoopWakeUp(rl);
+        if (!rl) return NULL;
+        for (int i = 0; i < c_max_wakes && !atomic_load(&c_round_over); i++) {
+            RLRunLoopWakeUp(rl);
+            sched_yield();
+        }
+        gate_post(&c_burst_done);
     }
-    return NULL;
 }
 
 static void *c_sleeper(void *arg)
@@ -119,6 +132,7 @@ static void *c_sleeper(void *arg)
     RLRunLoopSourceRef idle = new_source(0, NULL, noop_perform);
     RLRunLoopAddSource(rl, idle, kRLRunLoopDefaultMode);
     c_target = (RLRunLoopRef)RLRetain(rl);
+    gate_post(&c_target_set);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.002, 0);
     RLRunLoopSourceInvalidate(idle);
     RLRelease(idle);
@@ -157,15 +171,19 @@ static void scenario_bc(void)
     /* Wake-ups racing the teardown of loops asleep in their runs. */
     pthread_t waker = start_thread(c_waker, NULL);
     int rounds = getenv("RL_UNDER_VALGRIND") ? 20 : 300;
+    c_max_wakes = getenv("RL_UNDER_VALGRIND") ? 200 : 20000;
     RLRunLoopRef *sleepers = calloc((size_t)rounds, sizeof *sleepers);
     for (int i = 0; i < rounds; i++) {
+        atomic_store(&c_round_over, 0);
         pthread_t th = start_thread(c_sleeper, NULL);
         pthread_join(th, NULL);
+        atomic_store(&c_round_over, 1);
+        gate_wait(&c_burst_done);
         sleepers[i] = c_target;
     }
-    c_stop = 1;
-    pthread_join(waker, NULL);
     c_target = NULL;
+    gate_post(&c_target_set);
+    pthread_join(waker, NULL);
 
     /* Descriptors opened now reuse the closed numbers; the last releases
      * must not close them. */

@@ -8,8 +8,9 @@
  *      each; 2,000 under valgrind): when they
  *      stop, the source is not left signalled, and one more signal from
  *      another thread is performed (no signal lost in the ring);
- *   B. a producer floods signals while the source moves between two loops,
- *      200 times (20 under valgrind): after each move back it is performed on this loop (a
+ *   B. a producer signals while the source moves between two loops, 200
+ *      times (20 under valgrind), a burst of signals during each move: after
+ *      each move back it is performed on this loop (a
  *      producer that read the old loop queues a stale entry, which that
  *      loop drops; the new loop saw the pending mark when it added it);
  *   C. a signal entry in the ring, then the source removed and released
@@ -51,6 +52,9 @@ static void *a_producer(void *arg)
     for (long i = 0; i < n; i++) {
         RLRunLoopSourceSignal(g_src);
         RLRunLoopWakeUp(g_loop);
+        /* under valgrind (one thread at a time) a producer that never
+         * enters the kernel keeps the others waiting: give way now and then */
+        if ((i & 255) == 255) sched_yield();
     }
     atomic_fetch_add(&g_producers_done, 1);
     RLRunLoopWakeUp(g_loop);
@@ -103,6 +107,8 @@ static int b_moves(void) { return getenv("RL_UNDER_VALGRIND") ? 20 : 200; }
 static RLRunLoopRef g_other;
 static atomic_int g_stop_other, g_stop_producer;
 static gate_t g_other_made = GATE_INIT;
+static gate_t g_move = GATE_INIT, g_burst_done = GATE_INIT;  /* a move begins; its burst is over */
+static atomic_int g_moving;  /* a move is under way (its burst goes on until it ends) */
 static atomic_long g_here;  /* performs on this test's loop */
 
 static void b_perform(void *info)
@@ -123,15 +129,25 @@ static void *other_loop(void *arg)
     return NULL;
 }
 
+/* At each move, signals the source (and wakes both loops) until the move
+ * is over, yielding between calls, at most b_burst() times: bounded work
+ * and no spin (under valgrind a flooding thread starved the moves). */
+static int b_burst(void) { return getenv("RL_UNDER_VALGRIND") ? 50 : 5000; }
+
 static void *b_producer(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&g_stop_producer)) {
-        RLRunLoopSourceSignal(g_src);
-        RLRunLoopWakeUp(g_loop);
-        RLRunLoopWakeUp(g_other);
+    for (int burst = b_burst();;) {
+        gate_wait(&g_move);
+        if (atomic_load(&g_stop_producer)) return NULL;
+        for (int i = 0; i < burst && atomic_load(&g_moving); i++) {
+            RLRunLoopSourceSignal(g_src);
+            RLRunLoopWakeUp(g_loop);
+            RLRunLoopWakeUp(g_other);
+            sched_yield();
+        }
+        gate_post(&g_burst_done);
     }
-    return NULL;
 }
 
 static void scenario_b(void)
@@ -146,13 +162,18 @@ static void scenario_b(void)
     TRACE("B: a producer floods signals; the source moves to another thread's loop and back, again and again");
     int missed = 0;
     for (int i = 0, moves = b_moves(); i < moves; i++) {
+        atomic_store(&g_moving, 1);
+        gate_post(&g_move);
         RLRunLoopRemoveSource(rl, g_src, kRLRunLoopDefaultMode);
         RLRunLoopAddSource(g_other, g_src, kRLRunLoopDefaultMode);
         RLRunLoopRemoveSource(g_other, g_src, kRLRunLoopDefaultMode);
         RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
         if (!run_until_above(&g_here, atomic_load(&g_here), 5)) missed++;
+        atomic_store(&g_moving, 0);
+        gate_wait(&g_burst_done);
     }
     atomic_store(&g_stop_producer, 1);
+    gate_post(&g_move);
     pthread_join(producer, NULL);
     TRACE("B: moves back not performed here: %d", missed);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 0);

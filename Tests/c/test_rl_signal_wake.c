@@ -113,23 +113,52 @@ static void *d_thread(void *arg)
     return NULL;
 }
 
-/* E: the two signalling threads spin on the round number the loop's
+/* E: the two signalling threads poll the round number the loop's
  * BeforeWaiting publishes, so their calls land within a few hundred
  * nanoseconds of each other (a gate's wake-ups are too far apart to hit
- * the window between a plain signal's mark and its queueing). */
-static atomic_int e_round, e_acked[2];
+ * the window between a plain signal's mark and its queueing).  The polling
+ * is bounded: after e_polls looks (yielding between them) a signaller
+ * waits on e_cond instead, which the publisher signals.  Under valgrind
+ * (one thread at a time: a polling thread starves the others) e_polls is
+ * 0: the rounds are handed over by the condition variable only. */
+static atomic_int e_round;
+static pthread_mutex_t e_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t e_cond = PTHREAD_COND_INITIALIZER;
+static int e_polls;
+static gate_t e_acked = GATE_INIT;  /* posted by each call of a round */
+
+static void e_publish(int round)
+{
+    pthread_mutex_lock(&e_lock);
+    atomic_store(&e_round, round);
+    pthread_cond_broadcast(&e_cond);
+    pthread_mutex_unlock(&e_lock);
+}
+
+/* The round after `seen` (-1: the end). */
+static int e_wait_round(int seen)
+{
+    int round;
+    for (int i = 0; i < e_polls; i++) {
+        if ((round = atomic_load(&e_round)) != seen) return round;
+        sched_yield();
+    }
+    pthread_mutex_lock(&e_lock);
+    while ((round = atomic_load(&e_round)) == seen) pthread_cond_wait(&e_cond, &e_lock);
+    pthread_mutex_unlock(&e_lock);
+    return round;
+}
 
 static void *e_signaller(void *arg)
 {
     int which = (int)(intptr_t)arg;
     for (int seen = 0;;) {
-        int round;
-        while ((round = atomic_load(&e_round)) == seen) sched_yield();
+        int round = e_wait_round(seen);
         if (round < 0) return NULL;
         seen = round;
         if (which) RLRunLoopSourceSignalAndWakeUp(g_src);
         else RLRunLoopSourceSignal(g_src);
-        atomic_store(&e_acked[which], round);
+        gate_post(&e_acked);
     }
 }
 
@@ -140,7 +169,7 @@ static void e_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 {
     (void)o;
     (void)info;
-    if (a == kRLRunLoopBeforeWaiting && took_sleep(&g_sleeping)) atomic_store(&e_round, ++e_next);
+    if (a == kRLRunLoopBeforeWaiting && took_sleep(&g_sleeping)) e_publish(++e_next);
 }
 
 /* G: a loop on its own thread, run once until a source is handled. */
@@ -233,19 +262,21 @@ static void scenario(void)
     TRACE("E: signal and signal-and-wake-up race at a sleeping loop");
     RLRunLoopObserverRef eo = new_observer(kRLRunLoopBeforeWaiting, 1, 0, e_obs, NULL);
     RLRunLoopAddObserver(rl, eo, kRLRunLoopDefaultMode);
+    e_polls = getenv("RL_UNDER_VALGRIND") ? 0 : 100000;
     pthread_t es[2] = { start_thread(e_signaller, (void *)0), start_thread(e_signaller, (void *)1) };
     int handled = 0;
     atomic_store(&g_performs, 0);
     g_quiet = 1;
     for (int round = 1; round <= E_ROUNDS; round++) {
         g_sleeping.armed = 1;
+        int published = e_next;
         if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5.0, 1) == kRLRunLoopRunHandledSource) handled++;
         /* both calls of this round made (a round may have ended on the
          * other's signal of the round before), then the source drained */
-        while (atomic_load(&e_acked[0]) < e_next || atomic_load(&e_acked[1]) < e_next) {}
+        for (int calls = 0; calls < 2 * (e_next - published); calls++) gate_wait(&e_acked);
         while (RLRunLoopSourceIsSignalled(g_src)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, 1);
     }
-    atomic_store(&e_round, -1);
+    e_publish(-1);
     pthread_join(es[0], NULL);
     pthread_join(es[1], NULL);
     g_quiet = 0;

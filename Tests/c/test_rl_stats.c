@@ -95,7 +95,7 @@ static gate_t g_sleeping = GATE_INIT;
 static void *waker(void *arg)
 {
     gate_wait(&g_sleeping);
-    while (!RLRunLoopIsWaiting(g_rl)) sched_yield();
+    CHECK(wait_until_waiting(g_rl));
     RLRunLoopStop(g_rl);
     return NULL;
 }

@@ -53,7 +53,7 @@ static void before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *in
 static void *stopper(void *arg)
 {
     gate_wait(&g_asleep);
-    while (!RLRunLoopIsWaiting(g_rl)) sched_yield();
+    CHECK(wait_until_waiting(g_rl));
     RLBoolean was = RLRunLoopTraceStop(g_rl);
     TRACE("stopped from another thread while the loop sleeps: %s", yes_no(was));
     gate_post(&g_stopped);
