@@ -113,7 +113,9 @@ static RLRunLoopRunResult g_b_result;
 
 static void *b_thread(void *arg)
 {
-    g_b_loop = RLRunLoopGetCurrent();
+    /* Retained: the signal below may end the run, and the thread exit,
+     * before the wake-up that follows it is made. */
+    g_b_loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
     g_b_src = new_source(0, NULL, nothing);
     RLRunLoopAddSource(g_b_loop, g_b_src, g_mode);
     gate_post(&g_b_ready);
@@ -137,6 +139,7 @@ static void scenario_b(unsigned rounds)
         RLRunLoopSourceSignal(g_b_src);
         RLRunLoopWakeUp(g_b_loop);
         pthread_join(th, NULL);
+        RLRelease(g_b_loop);
         if (now() - t0 > slowest) slowest = now() - t0;
         if (g_b_result == kRLRunLoopRunHandledSource) handled++;
     }

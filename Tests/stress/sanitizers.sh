@@ -75,6 +75,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_rl_callout_release Tests/c/test_rl_callout_release.c
   build_tsan test_rl_timer_extras Tests/c/test_rl_timer_extras.c
   build_tsan test_rl_lazy_poller Tests/c/test_rl_lazy_poller.c
+  build_tsan test_rl_stop_race Tests/c/test_rl_stop_race.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -97,6 +98,8 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_rl_timer_extras-tsan.log" TSan 300 "$out/test_rl_timer_extras-tsan" || ok=0
   # A loop's poller and insight, made by its first run while others wake it.
   run_checked "$out/test_rl_lazy_poller-tsan.log" TSan 300 "$out/test_rl_lazy_poller-tsan" || ok=0
+  # Stops from another thread racing the loop's sleep and its thread's exit.
+  run_checked "$out/test_rl_stop_race-tsan.log" TSan 300 "$out/test_rl_stop_race-tsan" 5000 1000 || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 
