@@ -77,4 +77,52 @@ import Testing
         #expect(lost == 0)
         #expect(notStopped.load(ordering: .relaxed) == 0)
     }
+
+    /// A fresh thread per round, its loop's first run stopped as soon as it
+    /// is in progress (a first run is slower to reach its first pass: the
+    /// widest window), more stops and wake-ups racing the thread's exit,
+    /// and a stop of the loop once its thread is gone.
+    @Test func aStopRacingAThreadsFirstRunAndExitIsNeverLost() {
+        let mode = Loop.Mode("stop-race-exit-swift")
+        var lost = 0, notStopped = 0
+        for round in 0..<3_000 where lost < 5 {
+            let ready = TimedGate()
+            let shared = Shared<Loop?>(nil)
+            let result = Shared<Loop.RunResult?>(nil)
+            let done = TimedGate()
+            let thread = spawn {
+                let loop = Loop.current
+                let idle = LoopSource {}
+                try? loop.add(idle, to: mode)
+                shared.value = loop
+                ready.post()
+                result.value = loop.run(in: mode, for: .seconds(1e6))
+                loop.remove(idle, from: mode)
+                done.post()
+            }
+            _ = ready.wait(seconds: 30)
+            let loop = shared.value!
+            var polls = 0
+            while loop.currentMode == nil && polls < 10_000_000 {
+                polls += 1
+                if polls > 64 { sched_yield() }
+            }
+            loop.stop()
+            for _ in 0..<(round % 4) {
+                loop.stop()
+                loop.wakeUp()
+            }
+            if !done.wait(seconds: 1) {
+                lost += 1
+                loop.stop()
+                _ = done.wait(seconds: 30)
+            }
+            join(thread)
+            if result.value != .stopped { notStopped += 1 }
+            loop.stop()  // its thread has exited: nothing to stop, no error
+            loop.wakeUp()
+        }
+        #expect(lost == 0)
+        #expect(notStopped == 0)
+    }
 }
