@@ -128,9 +128,17 @@ extension Loop {
     /// stop's wake-up itself, which the stop may have found ignored.  The
     /// sleep then returns at once, with the observers a stop's wake-up
     /// gives (BeforeWaiting, AfterWaiting), and `outcome` ends the run.
-    /// One lock per sleep (a sleep costs a system call or a spin anyway).
+    /// The lock is taken only while the hint `mayBeStopped` is set (the
+    /// lock on every sleep cost ~64 instructions, 2.3% of a timer-driven
+    /// pass); the hint is cleared here once no frame is marked.
     private func wakeUpIfStopped(_ depth: Int) {
-        if lock.withLock({ runs[depth].stopped }) { wakeUp() }
+        guard mayBeStopped.load(ordering: .acquiring) else { return }
+        let stopped = lock.withLock { () -> Bool in
+            if runs[depth].stopped { return true }
+            if !runs.contains(where: { $0.stopped }) { mayBeStopped.store(false, ordering: .relaxed) }
+            return false
+        }
+        if stopped { wakeUp() }
     }
 
     /// Why the sleep that just ended ended.  The timerfd was armed for the
