@@ -44,8 +44,15 @@
  * libgcc_s: C programs and FFI users need no Swift toolchain.  A Swift
  * program should use the SwiftPM products (RunLoopKit, or `runloop` with
  * `import CRunLoop`) instead, which share the program's own runtime.  Each
- * copy of the library loaded into a process is a separate engine with its
- * own loops and handles: pass a handle only to the copy that made it.
+ * copy of the library loaded into a process (another file loaded with
+ * dlopen(RTLD_LOCAL), as ctypes loads a wheel's) is a separate engine with
+ * its own loops and handles: pass a handle only to the copy that made it.
+ * A copy given another copy's handle refuses it, always (kRLErrorStaleHandle,
+ * nothing done): each copy claims a handle tag no other copy in the process
+ * holds, by mapping one page of address space at a fixed address (one of
+ * 127 pages from 0x7F000000).  127 copies in one process can make
+ * objects; a copy loaded after that makes none (Create reports
+ * kRLErrorResources).
  *
  * ----------------------------------------------------------------------------
  * Threads

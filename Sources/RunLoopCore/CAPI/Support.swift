@@ -50,7 +50,8 @@ extension HandleTable.LookupError {
 /// or memory for a new page of it ran out.
 func publish(_ object: Object, _ function: StaticString) -> OpaquePointer? {
     guard HandleTable.shared.register(object) else {
-        reportError(function, .resources, "no handle: the handle table is full or out of memory")
+        reportError(function, .resources, "no handle: the handle table is full or out of memory, "
+                    + "or this copy of the library found no free handle tag (runloop.h, \"Linking\")")
         return nil
     }
     return object.opaque

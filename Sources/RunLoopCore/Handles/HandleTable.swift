@@ -77,16 +77,18 @@ package class Object: @unchecked Sendable {
 /// of going through `shared`'s lazy initialization on every call.
 private let handlePages = Atomic<UInt>(0)
 
-/// This copy's handle tag in the top byte (see `HandleTable.tag`), set when
-/// the table is made, before any handle exists; statically initialized like
-/// `handlePages`.
-private let handleTagBits = Atomic<UInt64>(0xA5 << 56)
+/// This copy's handle tag in the top byte (HandleTag), set when the table
+/// is made, before any handle exists; statically initialized like
+/// `handlePages`.  0xFF, which no handle has (`isHandle`), while the copy
+/// has no tag: then no handle passes `slot(of:)`'s test.
+private let handleTagBits = Atomic<UInt64>(0xFF << 56)
 
 /// The process-wide table behind every C handle.
 ///
 /// A handle is `tag(8) | generation(24) | index(32)`; the tag byte makes a
 /// handle impossible to confuse with a user-space pointer (such as a mode
-/// name string).  Each slot holds a state word `generation(24) | kind(8) |
+/// name string), and is this copy's own (HandleTag), so a handle of another
+/// copy of the library in the process names nothing here.  Each slot holds a state word `generation(24) | kind(8) |
 /// count(32)` updated by compare-and-swap, and the object.  The count is
 /// the object's references (the user's and the library's); a C call that
 /// only uses the object for its duration pins it instead, in the slot's
@@ -105,29 +107,15 @@ private let handleTagBits = Atomic<UInt64>(0xA5 << 56)
 package final class HandleTable: @unchecked Sendable {
     package static let shared = HandleTable()
 
-    /// The top byte of this copy's handles.  Each copy of the library in a
-    /// process (one linked, another loaded with dlopen RTLD_LOCAL, as ctypes
-    /// loads a wheel's) is a separate engine, and its handles must not name
-    /// another copy's objects: the copy that process-wide symbol lookup
-    /// reaches (RTLD_DEFAULT) uses 0xA5; any other derives its tag from its
-    /// own load address, in 0x80...0xFE without 0xA5 (two such copies
-    /// collide with a chance of 1 in 126).  A handle of another copy is then
-    /// refused as unknown.
+    /// The top byte of this copy's handles, which no other copy of the
+    /// library in the process has (HandleTag): a handle of another copy is
+    /// refused as unknown.  0xFF when every tag was taken (then the copy
+    /// gives out no handle: `takeSlot`).
     package static var tag: UInt64 { handleTagBits.load(ordering: .relaxed) >> 56 }
 
-    private static func chooseTag() -> UInt64 {
-        let own = unsafeBitCast(rlInternalHotWordDirectory as @convention(c) (UInt32) -> UnsafeRawPointer?,
-                                to: UnsafeRawPointer.self)
-        // nil when no copy is reachable that way (a Swift program with the
-        // engine inside, or only RTLD_LOCAL copies).
-        let global: UnsafeMutableRawPointer? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "RLInternalHotWordDirectory")
-        if let global, UnsafeRawPointer(global) == own { return 0xA5 }
-        var x = UInt64(UInt(bitPattern: own)) >> 12
-        x ^= x >> 17
-        x &*= 0x9E37_79B9_7F4A_7C15
-        let t = 0x80 + (x >> 32) % 126  // 0x80...0xFD
-        return t >= 0xA5 ? t + 1 : t    // 0x80...0xFE without 0xA5
-    }
+    /// Whether this copy holds a tag.
+    private let hasTag: Bool
+
     package static let pageBits = 12
     package static let pageSize = 1 << pageBits
     package static let maxPages = 1 << 14
@@ -151,7 +139,9 @@ package final class HandleTable: @unchecked Sendable {
     private init() {
         Fork.install()
         assert(Self.handleMask == 0xFF << 56 | (0xFFFF_FFFF & ~UInt64(Self.maxPages * Self.pageSize - 1)))
-        handleTagBits.store(Self.chooseTag() << 56, ordering: .relaxed)
+        let tag = HandleTag.claim()
+        hasTag = tag != nil
+        if let tag { handleTagBits.store(tag << 56, ordering: .relaxed) }
         precondition(MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.size == 8
                      && MemoryLayout<Atomic<UInt64>>.size == 8 && MemoryLayout<Atomic<UInt64>>.alignment == 8)
         pages = .allocate(capacity: Self.maxPages)
@@ -313,9 +303,11 @@ package final class HandleTable: @unchecked Sendable {
     }
 
     /// A free slot (for a loop one holding an inbox if there is one, then
-    /// any other free one, else a fresh one); nil when the table is full.
-    /// Lock-free except when a fresh slot opens a new page.
+    /// any other free one, else a fresh one); nil when the table is full,
+    /// or the copy has no tag.  Lock-free except when a fresh slot opens a
+    /// new page.
     private func takeSlot(forLoop: Bool) -> (index: UInt32, page: UnsafeMutableRawPointer)? {
+        guard hasTag else { return nil }
         if forLoop, let slot = pop(freeWithInboxHead) { return slot }
         if let slot = pop(freeHead) { return slot }
         var index = nextFresh.load(ordering: .relaxed)
