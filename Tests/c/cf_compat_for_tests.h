@@ -40,6 +40,7 @@
 #define RLRunLoopRunResult             CFRunLoopRunResult
 #define RLRunLoopSourceRef             CFRunLoopSourceRef
 #define RLRunLoopSourceContext         CFRunLoopSourceContext
+#define RLRunLoopSourceContext1        CFRunLoopSourceContext1
 #define RLRunLoopObserverRef           CFRunLoopObserverRef
 #define RLRunLoopObserverContext       CFRunLoopObserverContext
 #define RLRunLoopObserverCallBack      CFRunLoopObserverCallBack
@@ -64,6 +65,7 @@
 
 /* Objects, time, arrays */
 #define RLRetain                       CFRetain
+#define RLEqual                        CFEqual
 #define RLRelease                      CFRelease
 #define RLGetTypeID                    CFGetTypeID
 #define RLAbsoluteTimeGetCurrent       CFAbsoluteTimeGetCurrent

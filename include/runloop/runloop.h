@@ -319,13 +319,16 @@ char *RLCopyDescription(RLTypeRef object);
  * with kRLErrorInvalidArgument when name is NULL or longer than 1024 bytes. */
 RLRunLoopMode RLModeNameCreate(const char *name);
 /* CF's CFEqual on what runloop hands out.  Two mode names (any C strings)
- * are equal when their text is; a mode name never equals a handle; two
- * sources made from version-0 contexts are equal by CF's rule (same order
- * and callbacks, and equal(info1, info2) — called here, on the calling
- * thread, with no lock held — or the same info; see RLRunLoopAddSource);
- * any other handle equals only itself.  Any thread.  false with
- * kRLErrorNullHandle when either is NULL (CF crashes there), with the
- * lookup's error for a stale or foreign handle. */
+ * are equal when their text is; a mode name never equals a handle.  Two
+ * sources made from contexts (RLRunLoopSourceCreate, version 0 or 1) are
+ * equal by CF's rule: both valid or both invalidated, the same order and
+ * version, the same perform, equal and hash functions (NULL matching only
+ * NULL; the hash values are not compared, nor the other callbacks), and
+ * then equal(info1, info2) — called here, on the calling thread, with no
+ * lock held — or, with no equal function, the same info.  Any other handle
+ * equals only itself.  Any thread.  false with kRLErrorNullHandle when
+ * either is NULL (CF crashes there), with the lookup's error for a stale
+ * or foreign handle. */
 RLBoolean RLEqual(RLTypeRef a, RLTypeRef b);
 
 RLTypeID RLRunLoopGetTypeID(void);
@@ -551,10 +554,12 @@ RLBoolean RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RL
 /* Adds a source to a mode (creating the mode) or to kRLRunLoopCommonModes.
  * Adding an item already there does nothing.  The source's schedule
  * callback runs once per concrete mode it joins.  A source may be in
- * several loops.  As in CF, two sources made from contexts are the same
- * item when they have the same order and the same perform, equal and hash
- * callbacks, and equal(info1, info2) is true (without equal: the same
- * info): Add, Remove and Contains then act on the one the loop holds. */
+ * several loops.  As in CF, two sources made from version-0 contexts are
+ * the same item when RLEqual says they are equal and their hashes match
+ * (hash(info), or without hash the info pointer, as a CFSet of sources
+ * looks only under the hash): Add, Remove and Contains then act on the one
+ * the loop holds.  Other sources (version 1 included) are held by
+ * identity. */
 void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
 /* Removes a source; its cancel callback runs once per mode it leaves.
  * Removing from kRLRunLoopCommonModes removes it from every common mode. */
@@ -579,8 +584,9 @@ void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMod
 /* CF's CFRunLoopSourceContext, field for field.  `version` must be 0.
  * retain(info) is called once at creation and release(info) once when the
  * source is destroyed.  copyDescription, if set, returns a malloc()ed
- * string the library frees (shown by RLCopyDescription).  equal and hash are stored and returned by
- * RLRunLoopSourceGetContext.  schedule/cancel run on the thread calling
+ * string the library frees (shown by RLCopyDescription).  equal and hash
+ * decide which sources are equal (RLEqual, RLRunLoopAddSource); hash is
+ * called once, at creation.  schedule/cancel run on the thread calling
  * Add/Remove/Invalidate (or the exiting thread at loop teardown); perform
  * runs on the loop's thread. */
 typedef struct {

@@ -141,52 +141,64 @@ package final class Source: Object, @unchecked Sendable {
     /// `queueOnSoleLoop`).  Written under the stripe with `loops`.
     private let soleLoop = Atomic<UInt64>(0)
 
-    /// CF's equality for sources made from a C context: two sources are
-    /// the same item when they have the same order and the same perform,
-    /// equal and hash callbacks, and `equal(info1, info2)` says so (or,
-    /// without `equal`, their info pointers match).  Adding the second to a
-    /// mode holding the first does nothing, Contains finds it, Remove
-    /// removes the first.  nil: compared by identity only.
+    /// CF's equality (CFEqual) for sources made from a C context, version
+    /// 0 or 1: two sources are equal when both are valid or both
+    /// invalidated, and they have the same order, version, perform, equal
+    /// and hash functions, and `equal(info1, info2)` says so (or, without
+    /// `equal`, their info pointers match).  The hash values are not
+    /// compared, nor the other callbacks (checked against the real CF).
+    /// nil: compared by identity only (sources made in Swift, descriptors,
+    /// sockets, ports).
     package struct ContextIdentity {
         package var order: Int
+        package var version: Int
         package var perform: UInt
         package var equal: UInt
         package var hash: UInt
         package var info: UnsafeMutableRawPointer?
-        /// hash(info), or the info pointer: the index key.
-        package var hashValue: UInt
         package var equalFunction: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> RLBoolean)?
 
+        /// What CF compares before it asks `equal`.
         package func sameCallbacks(_ other: ContextIdentity) -> Bool {
-            order == other.order && perform == other.perform && equal == other.equal
-                && hash == other.hash && hashValue == other.hashValue
+            order == other.order && version == other.version && perform == other.perform && equal == other.equal
+                && hash == other.hash
         }
     }
     package var identity: ContextIdentity? {
-        guard let hashValue = contextHash else { return nil }
         let bits = { (f: UnsafeRawPointer?) in UInt(bitPattern: f) }
         switch actions {
         case .function(let perform, let info):
-            return ContextIdentity(order: order, perform: bits(unsafeBitCast(perform, to: UnsafeRawPointer?.self)),
-                                   equal: 0, hash: 0, info: info, hashValue: hashValue, equalFunction: nil)
+            return ContextIdentity(order: order, version: 0, perform: bits(unsafeBitCast(perform, to: UnsafeRawPointer?.self)),
+                                   equal: 0, hash: 0, info: info, equalFunction: nil)
         case .context(let box):
             let c = box.value.context
             return ContextIdentity(
-                order: order,
+                order: order, version: 0,
                 perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
                 equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
                 hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
-                info: c.info, hashValue: hashValue, equalFunction: c.equal)
-        case .context1, .closures:
+                info: c.info, equalFunction: c.equal)
+        case .context1(let box):
+            let c = box.value
+            return ContextIdentity(
+                order: order, version: 1,
+                perform: bits(unsafeBitCast(c.perform, to: UnsafeRawPointer?.self)),
+                equal: bits(unsafeBitCast(c.equal, to: UnsafeRawPointer?.self)),
+                hash: bits(unsafeBitCast(c.hash, to: UnsafeRawPointer?.self)),
+                info: c.info, equalFunction: c.equal)
+        case .closures:
             return nil
         }
     }
 
-    /// The hash CF's equality uses, nil for a source compared by identity
-    /// only: the info pointer for a plain context, else `hash(info)`
-    /// (computed once at creation: user code, no lock held).  The key of
-    /// the loop's index of such sources (SourceTable), and `identity`'s
-    /// `hashValue`.
+    /// CF's hash of a version-0 source made from a C context: the info
+    /// pointer for a context without `hash`, else `hash(info)` (computed
+    /// once at creation: user code, no lock held).  The key of the loop's
+    /// index of such sources (SourceTable): a mode holds an equal source
+    /// (`isEquivalent`) in a source's place only if their hashes match, as
+    /// a CFSet finds an equal member only under the same hash.  nil for
+    /// the others, which modes hold by identity (version-1 sources too,
+    /// although RLEqual compares them by CF's rule).
     package var contextHash: UInt? {
         switch actions {
         case .function(_, let info): return UInt(bitPattern: info)
@@ -195,11 +207,13 @@ package final class Source: Object, @unchecked Sendable {
         }
     }
 
-    /// Whether `other` is the same item by CF's rule.  May call the
-    /// context's `equal`: never call it with a lock held.
+    /// Whether `other` is equal by CF's rule (ContextIdentity): RLEqual,
+    /// and, among the sources with its `contextHash`, the one a mode holds
+    /// in its place.  May call the context's `equal`: never call it with
+    /// a lock held.
     package func isEquivalent(to other: Source) -> Bool {
         if self === other { return true }
-        guard let a = identity, let b = other.identity, a.sameCallbacks(b) else { return false }
+        guard isValid == other.isValid, let a = identity, let b = other.identity, a.sameCallbacks(b) else { return false }
         if let equal = a.equalFunction { return equal(a.info, b.info) != 0 }
         return a.info == b.info
     }

@@ -106,10 +106,10 @@ extension Loop {
     /// when it changed (`withCanonical`).  nil for an item that compares by
     /// identity.
     private func canonical(_ item: ModeItem) -> (item: ModeItem, epoch: UInt64?) {
-        guard case .source(let source) = item, let identity = source.identity else { return (item, nil) }
+        guard case .source(let source) = item, let hash = source.contextHash else { return (item, nil) }
         let (candidates, epoch): ([Source], UInt64) = lock.withLock {
             if (source.membership(in: self)?.modes ?? 0) > 0 || commonItems[item.id] != nil { return ([], equalityEpoch) }
-            return (sourcesByHash.matching(hash: identity.hashValue), equalityEpoch)
+            return (sourcesByHash.matching(hash: hash), equalityEpoch)
         }
         for candidate in candidates where candidate.isEquivalent(to: source) { return (.source(candidate), epoch) }
         return (item, epoch)
