@@ -30,7 +30,17 @@
  *                             sender's (or the peer's) address.  At end of
  *                             file, or when the read fails (a peer reset:
  *                             ECONNRESET), data has length 0 and the socket
- *                             is invalidated right after the callout.
+ *                             is invalidated right after the callout.  Only
+ *                             a connection ends so (SOCK_STREAM and
+ *                             SOCK_SEQPACKET: zero bytes read is the peer's
+ *                             close, which an empty SOCK_SEQPACKET record
+ *                             cannot be told from; CF on Linux reports such
+ *                             a closed socket on every pass instead): on a
+ *                             datagram socket (SOCK_DGRAM,
+ *                             SOCK_RAW) an empty datagram is data like any
+ *                             other (length 0, with the sender's address),
+ *                             the socket stays valid and the next datagrams
+ *                             are delivered, as in CF.
  *   kRLSocketConnectCallBack  a background connect (RLSocketConnectToAddress
  *                             with a negative timeout) finished: data is
  *                             NULL on success, else a pointer to an int32_t

@@ -38,6 +38,12 @@ package final class Socket: Object, @unchecked Sendable {
     /// SOCK_STREAM: waits for a connection before write callbacks, and
     /// its peer's address is known.
     private let connectionOriented: Bool
+    /// A read of zero bytes is the end of the stream: the peer closed the
+    /// connection (SOCK_STREAM, SOCK_SEQPACKET, and anything that is not a
+    /// socket).  On a socket of connectionless messages (SOCK_DGRAM,
+    /// SOCK_RAW, SOCK_RDM) it is an empty message: data, and the socket
+    /// stays valid, as in CF.
+    private let zeroReadEnds: Bool
     /// The file the descriptor named at creation, to tell at close time
     /// whether the number still names it.
     private let identity: (device: UInt, inode: UInt)
@@ -74,6 +80,7 @@ package final class Socket: Object, @unchecked Sendable {
         var length = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 { type = 0 }
         connectionOriented = type == Int32(SOCK_STREAM.rawValue)
+        zeroReadEnds = ![SOCK_DGRAM, SOCK_RAW, SOCK_RDM].contains { Int32($0.rawValue) == type }
         self.identity = identity
         self.callout = callout
         self.releaseInfo = releaseInfo
@@ -337,15 +344,17 @@ package final class Socket: Object, @unchecked Sendable {
                 count = max(received, 0)
             }
             if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .nothing }
-            // 0 (end of file) or a failed read (a reset): zero-length data,
-            // and the socket is invalidated after the callout.
+            // The end of the stream (0 on a connection) or a failed read (a
+            // reset): zero-length data, and the socket is invalidated after
+            // the callout.  An empty datagram is data like any other.
+            let ended = received < 0 || (received == 0 && zeroReadEnds)
             var address: [UInt8]?
-            if length > 0 && received > 0 {
+            if length > 0 && !ended {
                 address = Self.bytes(of: &storage, Int(length))
             } else if connectionOriented {
                 address = peerAddress(fd)
             }
-            return .data(bytes, address, eof: received <= 0)
+            return .data(bytes, address, eof: ended)
         default:
             return .nothing
         }
