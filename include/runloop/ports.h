@@ -85,7 +85,8 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *     (its sends time out), not the server.  A single frame may still be
  *     up to 64 MiB.  Without a free descriptor the port stops accepting for
  *     100 ms or until one of its connections closes, reporting
- *     kRLErrorResources once, instead of spinning.
+ *     kRLErrorResources once (until a connection is accepted again),
+ *     instead of spinning.
  *   - What a same-user peer CAN do: anything the user can (it could
  *     ptrace the server): send any request to any port of the user, take a
  *     free name first, hold many connections open (each costs the server

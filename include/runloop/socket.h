@@ -12,8 +12,9 @@
  *
  * An RLSocket wraps a native socket (a file descriptor).  Its run loop
  * source (RLSocketCreateRunLoopSource) watches the descriptor through the
- * loop's own wait set (the machinery of RLFileDescriptor: no extra thread,
- * no extra poller) and calls the socket's callout on the loop's thread,
+ * loop's own wait set (the machinery of RLFileDescriptor: no extra thread;
+ * an accepting socket's through a private epoll set in it, see
+ * RLSocketCreateRunLoopSource) and calls the socket's callout on the loop's thread,
  * with no library lock held, for the callback types that are enabled:
  *
  *   kRLSocketReadCallBack     the socket is readable (or at end of file, or
@@ -23,7 +24,17 @@
  *                             connection per callout; data points to the
  *                             new RLSocketNativeHandle, which the callout
  *                             owns (wrap it, or close it); address is the
- *                             peer's address.
+ *                             peer's address.  Out of descriptors (accept
+ *                             fails with EMFILE or ENFILE, or ENOBUFS or
+ *                             ENOMEM), the connection stays pending and
+ *                             accepting pauses for 100 ms at a time
+ *                             instead of reporting the still-readable
+ *                             listener on every pass; the shortage is
+ *                             reported once (kRLErrorResources, through
+ *                             the error channel) until a connection is
+ *                             accepted again, and the waiting connection
+ *                             is accepted within 100 ms of a descriptor
+ *                             being free.
  *   kRLSocketDataCallBack     the library reads what is available (up to
  *                             32 KiB for a stream, 64 KiB for a datagram)
  *                             into an RLData passed as data; address is the
@@ -224,7 +235,11 @@ void RLSocketGetContext(RLSocketRef s, RLSocketContext *context);
 RLSocketNativeHandle RLSocketGetNative(RLSocketRef s);
 
 /* The source delivering the callbacks on a loop (caller releases; the same
- * source each time while it lives).  NULL if the socket is invalid. */
+ * source each time while it lives).  NULL if the socket is invalid.  An
+ * accepting socket's source watches a private epoll set holding the
+ * listener and the timer of its back-off (two descriptors, made with its
+ * first source and closed with the socket): NULL with kRLErrorResources
+ * when the system refuses them. */
 RLRunLoopSourceRef RLSocketCreateRunLoopSource(RLAllocatorRef allocator, RLSocketRef s, RLIndex order);
 
 RLOptionFlags RLSocketGetSocketFlags(RLSocketRef s);

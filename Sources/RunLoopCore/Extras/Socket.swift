@@ -15,6 +15,12 @@ import Synchronization
 /// after it when the flags ask for it — so two loops holding the source
 /// never both handle one readiness.  Accepting and reading (the accept and
 /// data types) happen on the loop's thread, just before the callout.
+///
+/// An accepting socket's source watches a private epoll set instead, made
+/// with its first source: the listener (for the armed directions) and the
+/// timer of an AcceptBackoff.  When accept() fails for lack of descriptors
+/// the listener leaves the set until the timer fires, so the loop does not
+/// spin on a listener that stays readable; the shortage is reported once.
 package final class Socket: Object, @unchecked Sendable {
     package static let readType: UInt = 1
     package static let acceptType: UInt = 2
@@ -65,8 +71,18 @@ package final class Socket: Object, @unchecked Sendable {
         var source: Source?
         /// getpeername's answer, once known (the address of stream data).
         var peer: [UInt8]?
+        /// An accepting socket's private epoll set (see the type's
+        /// comment), -1 until its first source; closed in deinit, after
+        /// every loop let go of the sources watching it.
+        var acceptSet: Int32 = -1
+        /// The pause of accepting, and its timer (in `acceptSet`).
+        var backoff: AcceptBackoff?
+        /// The events `acceptSet` watches on the listener (0: not in it).
+        var listenerEvents: UInt32 = 0
     }
     private let state: Guarded<State>
+    private static let listenerToken: UInt64 = 0
+    private static let timerToken: UInt64 = 1
 
     /// Valid sockets by descriptor: CreateWithNative of a descriptor that
     /// has one gives that one, as in CF.
@@ -90,6 +106,14 @@ package final class Socket: Object, @unchecked Sendable {
         let flags = (callBackTypes & ~(Self.connectType | Self.writeType)) | Self.closeOnInvalidate
         state = Guarded(State(fd: fd, flags: flags))
         super.init(kind: .socket)
+    }
+
+    deinit {
+        state.withLock { s in
+            guard s.acceptSet >= 0 else { return }
+            close(s.acceptSet)
+            if let backoff = s.backoff { close(backoff.timerFD) }
+        }
     }
 
     /// The result of `make`.
@@ -152,13 +176,29 @@ package final class Socket: Object, @unchecked Sendable {
             s.armWrite = true
         }
         if readKind != 0 && types & readKind != 0 && s.disabled & readKind == 0 { s.armRead = true }
-        applyInterestLocked(s)
+        applyInterestLocked(&s)
     }
 
-    private func applyInterestLocked(_ s: State) {
+    private func applyInterestLocked(_ s: inout State) {
         let armed = isValid && s.scheduled > 0
-        let events = (armed && s.armRead ? EPOLLIN.rawValue : 0) | (armed && s.armWrite ? EPOLLOUT.rawValue : 0)
-        s.source?.setInterest(events)
+        var events = (armed && s.armRead ? EPOLLIN.rawValue : 0) | (armed && s.armWrite ? EPOLLOUT.rawValue : 0)
+        guard s.acceptSet >= 0 else {
+            s.source?.setInterest(events)
+            return
+        }
+        // Accepting: the source watches the private set; the listener is
+        // in it for the armed directions, and not for reading while
+        // accepting pauses.
+        if s.backoff?.isPaused == true { events &= ~EPOLLIN.rawValue }
+        guard events != s.listenerEvents, s.fd >= 0 else { return }
+        if events == 0 {
+            _ = rl_epoll_del(s.acceptSet, s.fd)
+        } else if s.listenerEvents == 0 {
+            _ = rl_epoll_add(s.acceptSet, s.fd, events, Self.listenerToken)
+        } else {
+            _ = rl_epoll_mod(s.acceptSet, s.fd, events, Self.listenerToken)
+        }
+        s.listenerEvents = events
     }
 
     package func enableCallBacks(_ types: UInt) {
@@ -173,7 +213,7 @@ package final class Socket: Object, @unchecked Sendable {
             if readKind == Self.acceptType || !connectionOriented { s.connected = true }
             if types & Self.writeType != 0 || (types & Self.connectType != 0 && !s.connected) { s.armWrite = false }
             if readKind != 0 && types & readKind != 0 { s.armRead = false }
-            applyInterestLocked(s)
+            applyInterestLocked(&s)
         }
     }
 
@@ -185,7 +225,7 @@ package final class Socket: Object, @unchecked Sendable {
             } else if s.scheduled == 0 {
                 s.armRead = false
                 s.armWrite = false
-                applyInterestLocked(s)
+                applyInterestLocked(&s)
             }
         }
     }
@@ -193,15 +233,26 @@ package final class Socket: Object, @unchecked Sendable {
     // MARK: the source
 
     /// The source delivering the callbacks, with one reference for the
-    /// caller; the same source while it lives.  nil once invalid.
+    /// caller; the same source while it lives.  nil once invalid, or
+    /// (reported) when an accepting socket gets no descriptor for its
+    /// private set.
     package func runLoopSource(order: Int) -> Source? {
         guard isValid else { return nil }
-        return state.withLock { s -> Source? in
+        var refused: Int32 = 0
+        let made = state.withLock { s -> Source? in
             if let source = s.source, source.isValid,
                case .success = HandleTable.shared.retain(UInt(source.handle), kind: .source) {
                 return source
             }
             let fd = s.fd
+            var watched = (descriptor: fd, interest: UInt32(0))
+            if readKind == Self.acceptType {
+                guard let set = acceptSetLocked(&s) else {
+                    refused = errno
+                    return nil
+                }
+                watched = (set, EPOLLIN.rawValue)
+            }
             let callbacks = SourceCallbacks(
                 schedule: { [self] _, _ in scheduled(1) },
                 cancel: { [self] _, _ in scheduled(-1) },
@@ -209,12 +260,61 @@ package final class Socket: Object, @unchecked Sendable {
                 release: { [self] in releaseRef() },
                 describe: { "socket \(fd)" },
                 ready: { [self] events in handleReady(events) })
-            let source = Source(order: order, callbacks: callbacks, descriptor: fd, interest: 0)
+            let source = Source(order: order, callbacks: callbacks, descriptor: watched.descriptor,
+                                interest: watched.interest)
             guard HandleTable.shared.register(source) else { return nil }
             retainRef()  // the source's reference to this object
             s.source = source
             s.scheduled = 0
             return source
+        }
+        if refused != 0 {
+            reportError("RLSocketCreateRunLoopSource", ErrorCode.system(refused),
+                        "cannot watch accepting socket \(fd): \(String(cString: strerror(refused)))")
+        }
+        return made
+    }
+
+    /// An accepting socket's private set with the back-off's timer in it,
+    /// made once; nil (errno set) when the system refuses a descriptor.
+    private func acceptSetLocked(_ s: inout State) -> Int32? {
+        if s.acceptSet >= 0 { return s.acceptSet }
+        let set = rl_epoll_create()
+        guard set >= 0 else { return nil }
+        guard let backoff = AcceptBackoff() else {
+            let error = errno
+            close(set)
+            errno = error
+            return nil
+        }
+        _ = rl_epoll_add(set, backoff.timerFD, EPOLLIN.rawValue, Self.timerToken)
+        s.acceptSet = set
+        s.backoff = backoff
+        return set
+    }
+
+    /// An accepting socket's set was reported readable: the events of the
+    /// listener (0: none), after ending a pause whose timer fired.
+    private func collectAcceptSet() -> UInt32 {
+        state.withLock { s -> UInt32 in
+            guard s.acceptSet >= 0 else { return 0 }
+            var tokens: (UInt64, UInt64) = (0, 0)
+            var events: (UInt32, UInt32) = (0, 0)
+            let n = withUnsafeMutableBytes(of: &tokens) { t in
+                withUnsafeMutableBytes(of: &events) { e in
+                    rl_epoll_wait(s.acceptSet, t.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                                  e.baseAddress!.assumingMemoryBound(to: UInt32.self), 2, 0)
+                }
+            }
+            var listener: UInt32 = 0
+            for (token, mask) in [(tokens.0, events.0), (tokens.1, events.1)].prefix(Int(max(n, 0))) {
+                if token == Self.listenerToken {
+                    listener = mask
+                } else if s.backoff?.timerFired() == true {
+                    applyInterestLocked(&s)  // the listener is back in the set
+                }
+            }
+            return listener
         }
     }
 
@@ -223,14 +323,17 @@ package final class Socket: Object, @unchecked Sendable {
     /// What the read side found for its callout.
     private enum ReadResult {
         case nothing               // a spurious wake-up: stays armed
+        case exhausted(Int32)      // no descriptor to accept with: pauses
         case readable              // the read type: the callout reads
         case accepted(Int32, [UInt8])
         case data([UInt8], [UInt8]?, eof: Bool)
     }
 
     /// On a loop's thread: the descriptor reported `events`.
-    private func handleReady(_ events: UInt32) {
+    private func handleReady(_ reported: UInt32) {
         guard isValid else { return }
+        // An accepting socket's source watches its private set.
+        let events = readKind == Self.acceptType ? collectAcceptSet() : reported
         let readable = events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
         let writable = events & (EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
         // Claim what fired (one loop per readiness), disarming it.
@@ -239,7 +342,7 @@ package final class Socket: Object, @unchecked Sendable {
             let w = s.armWrite && writable
             if r { s.armRead = false }
             if w { s.armWrite = false }
-            if r || w { applyInterestLocked(s) }
+            if r || w { applyInterestLocked(&s) }
             return (r, w, s.fd, s.flags)
         }
         guard (readFired || writeFired), fd >= 0 else { return }
@@ -257,6 +360,12 @@ package final class Socket: Object, @unchecked Sendable {
             }
         }
         let read = readFired ? readSide(fd) : .nothing
+        if case .exhausted(let error) = read {
+            // The connection stays pending: the listener leaves the set
+            // until the back-off's timer fires (re-armed below).
+            let report = state.withLock { $0.backoff?.pause(error, accepting: "socket \(fd)") }
+            if let report { reportError("RLSocket (accepting)", .resources, report) }
+        }
 
         var acceptedOwned = false  // the callout got the accepted descriptor
         var invalidateAfter = false
@@ -273,7 +382,7 @@ package final class Socket: Object, @unchecked Sendable {
             }
             if !calledOut || isValid {
                 switch read {
-                case .nothing: break
+                case .nothing, .exhausted: break
                 case .readable:
                     call(Self.readType, address: nil, data: nil)
                     calledOut = true
@@ -303,7 +412,10 @@ package final class Socket: Object, @unchecked Sendable {
 
         // Re-arm what fired, as the flags say (a spurious read stays armed).
         var again: UInt = 0
-        if readFired { if case .nothing = read { again |= readKind } else { again |= readKind & flags } }
+        switch read {
+        case .nothing, .exhausted: if readFired { again |= readKind }  // nothing was delivered
+        default: if readFired { again |= readKind & flags }
+        }
         if writeFired { again |= Self.writeType & flags }
         if again != 0 { state.withLock { enableLocked(&$0, again, force: false) } }
     }
@@ -329,7 +441,13 @@ package final class Socket: Object, @unchecked Sendable {
             let newFd = withUnsafeMutableBytes(of: &storage) {
                 accept(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
             }
-            guard newFd >= 0 else { return .nothing }  // gone meanwhile, or EMFILE: tried again next pass
+            guard newFd >= 0 else {
+                // Out of descriptors: the connection stays pending, and
+                // accepting pauses.  Else it was gone meanwhile.
+                let error = errno
+                return AcceptBackoff.isShortage(error) ? .exhausted(error) : .nothing
+            }
+            state.withLock { $0.backoff?.accepted() }
             return .accepted(newFd, Self.bytes(of: &storage, Int(length)))
         case Self.dataType:
             let capacity = connectionOriented ? Self.streamChunk : Self.datagramChunk
@@ -403,6 +521,8 @@ package final class Socket: Object, @unchecked Sendable {
         guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
         let (source, fd, flags) = state.withLock { s -> (Source?, Int32, UInt) in
             defer {
+                if s.listenerEvents != 0 { _ = rl_epoll_del(s.acceptSet, s.fd) }
+                s.listenerEvents = 0
                 s.source = nil
                 s.fd = -1
                 s.armRead = false

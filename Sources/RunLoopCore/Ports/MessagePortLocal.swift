@@ -52,9 +52,9 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         var listener: PortWire.Listener?
         /// Whether the listener is in the epoll set (not while backing off).
         var listening = false
-        /// Accepting stopped for lack of descriptors, until this monotonic
-        /// time or until a connection closes (0: accepting).
-        var backoffUntil: UInt64 = 0
+        /// Accepting paused for lack of descriptors: until its timer fires
+        /// or a connection of this port closes.
+        var backoff: AcceptBackoff
         var connections: [UInt64: Connection] = [:]
         var nextID: UInt64 = 1
         /// Connections with frames to deliver and no thread on them, in
@@ -67,8 +67,6 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     private static let listenToken: UInt64 = 0
     private static let timerToken: UInt64 = .max
-    /// How long accepting pauses when the process has no free descriptor.
-    static let acceptBackoff: UInt64 = 100_000_000
     private static let readEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
     private let callout: RLMessagePortCallBack
@@ -79,24 +77,21 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
-    /// A timerfd in the epoll set: ends an accept back-off, or (armed to
-    /// fire at once) asks for another pass when frames are left over.
+    /// The back-off's timerfd, in the epoll set: ends an accept back-off,
+    /// or (armed to fire at once) asks for another pass when frames are
+    /// left over.
     private let timerFD: Int32
-    private let io = Guarded(IO())
+    private let io: Guarded<IO>
     private let cachedSource = Guarded<Source?>(nil)
 
-    private init(name: [UInt8]?, listener: PortWire.Listener?, epollFD: Int32, timerFD: Int32,
+    private init(name: [UInt8]?, listener: PortWire.Listener?, epollFD: Int32, backoff: AcceptBackoff,
                  callout: @escaping RLMessagePortCallBack, context: RLMessagePortContext) {
         self.callout = callout
         self.context = context
         self.epollFD = epollFD
-        self.timerFD = timerFD
+        timerFD = backoff.timerFD
+        io = Guarded(IO(listenFD: listener?.fd ?? -1, listener: listener, listening: listener != nil, backoff: backoff))
         super.init(name: name)
-        io.withLock { io in
-            io.listener = listener
-            io.listenFD = listener?.fd ?? -1
-            io.listening = listener != nil
-        }
     }
 
     package enum CreateError: Error { case nameTaken, squatted(owner: uid_t, path: String), system(Int32) }
@@ -121,18 +116,18 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             }
         }
         let ep = rl_epoll_create()
-        let timer = ep >= 0 ? rl_timerfd() : -1
-        guard ep >= 0, timer >= 0 else {
+        let backoff = ep >= 0 ? AcceptBackoff() : nil
+        guard ep >= 0, let backoff else {
             let error = errno
             if let listener { PortWire.unlisten(listener) }
             if ep >= 0 { close(ep) }
             return .failure(.system(error))
         }
         if let listener { _ = rl_epoll_add(ep, listener.fd, EPOLLIN.rawValue, listenToken) }
-        _ = rl_epoll_add(ep, timer, EPOLLIN.rawValue, timerToken)
+        _ = rl_epoll_add(ep, backoff.timerFD, EPOLLIN.rawValue, timerToken)
         var ctx = context
         if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
-        let port = LocalPort(name: name, listener: listener, epollFD: ep, timerFD: timer, callout: callout, context: ctx)
+        let port = LocalPort(name: name, listener: listener, epollFD: ep, backoff: backoff, callout: callout, context: ctx)
         guard HandleTable.shared.register(port) else {
             port.invalidate()
             return .failure(.system(ENOMEM))
@@ -169,7 +164,6 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             io.listener = fresh
             io.listenFD = fresh.fd
             io.listening = false
-            io.backoffUntil = 0
             listenLocked(&io)
             return true
         }
@@ -371,14 +365,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                     if tokens[i] == Self.listenToken {
                         acceptLocked(&io)
                     } else if tokens[i] == Self.timerToken {
-                        rl_drain_counter(timerFD)
-                        if io.backoffUntil != 0 {
-                            if rl_monotonic_ns() >= io.backoffUntil {
-                                listenLocked(&io)
-                            } else {
-                                _ = rl_timerfd_arm(timerFD, io.backoffUntil)  // a kick came first
-                            }
-                        }
+                        if io.backoff.timerFired() { listenLocked(&io) }
                     } else {
                         handleLocked(&io, tokens[i], events[i], &readBudget)
                     }
@@ -389,27 +376,21 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     /// Watches the listener again (after a back-off, or a new one).
     private func listenLocked(_ io: inout IO) {
-        io.backoffUntil = 0
+        io.backoff.resume()
         guard io.listenFD >= 0, !io.listening else { return }
         io.listening = rl_epoll_add(epollFD, io.listenFD, EPOLLIN.rawValue, Self.listenToken) == 0
     }
 
     /// No descriptor for a pending connection: stop watching the listener
     /// (it would stay readable and spin the loop) until a connection of
-    /// this port closes or `acceptBackoff` has passed.  Reported once per
+    /// this port closes or the back-off's timer fires.  Reported once per
     /// episode (by `serve`, after the lock).
     private func backOffLocked(_ io: inout IO, _ error: Int32) {
         if io.listening {
             _ = rl_epoll_del(epollFD, io.listenFD)
             io.listening = false
         }
-        let first = io.backoffUntil == 0
-        io.backoffUntil = rl_monotonic_ns() + Self.acceptBackoff
-        _ = rl_timerfd_arm(timerFD, io.backoffUntil)
-        if first {
-            io.report = "cannot accept a connection to \"\(nameForDisplay)\": \(String(cString: strerror(error))); "
-                + "retrying when a connection closes or in \(Self.acceptBackoff / 1_000_000) ms"
-        }
+        if let report = io.backoff.pause(error, accepting: "\"\(nameForDisplay)\"") { io.report = report }
     }
 
     private var nameForDisplay: String { name ?? "(unnamed)" }
@@ -423,6 +404,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
                 backOffLocked(&io, error)
                 return
             case .accepted(let fd):
+                io.backoff.accepted()
                 let id = io.nextID
                 io.nextID += 1
                 io.connections[id] = Connection(fd: fd)
@@ -523,7 +505,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         connection.sent = 0
         connection.reader = PortWire.Reader()
         if !connection.busy && !connection.hasPending { io.connections[id] = nil }
-        if io.backoffUntil != 0 && !io.closed { listenLocked(&io) }  // a descriptor is free again
+        if io.backoff.isPaused && !io.closed { listenLocked(&io) }  // a descriptor is free again
     }
 
     private func closeAllLocked(_ io: inout IO) {

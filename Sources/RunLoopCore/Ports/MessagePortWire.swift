@@ -279,7 +279,7 @@ package enum PortWire {
                 let error = errno
                 if error == EINTR || error == ECONNABORTED { continue }
                 // Out of descriptors or memory: outlasts a retry.
-                return ErrorCode.system(error) == .resources ? .exhausted(error) : .none
+                return AcceptBackoff.isShortage(error) ? .exhausted(error) : .none
             }
             if peerUID(fd) == getuid() { return .accepted(fd) }
             close(fd)
