@@ -44,7 +44,9 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  * same user.  RLMessagePortSendRequest() on a remote delivers (msgid, data)
  * to the local port's callout, which runs on the thread of a run loop
  * holding the port's source (RLMessagePortCreateRunLoopSource); the data it
- * returns travels back as the reply.
+ * returns travels back as the reply.  Sent to a local port itself, a request
+ * runs its callout at once on the sending thread (see
+ * RLMessagePortSendRequest).
  *
  * Transport: a Unix-domain stream socket whose file is in the user's port
  * directory, /tmp/runloop-<uid> (created with mode 0700; the path does not
@@ -97,12 +99,13 @@ const uint8_t *RLDataGetBytePtr(RLDataRef data);
  *   - Ordering: the requests of one connection (one remote) are delivered
  *     one callout at a time, in the order sent, whichever loops hold the
  *     port's source; requests of different remotes may run concurrently
- *     when the source is in several loops.
+ *     when the source is in several loops, and so may requests sent to the
+ *     local port itself (each runs on its sender's thread).
  *
  * Errors of RLMessagePortSendRequest are CF's codes, returned, not
- * reported on stderr; misuse (bad handles, a local port passed as remote,
- * NaN timeouts, data over 64 MiB) is reported and returns
- * kRLMessagePortIsInvalid or kRLMessagePortTransportError.
+ * reported on stderr; misuse (bad handles, NaN timeouts, data over
+ * 64 MiB) is reported and returns kRLMessagePortIsInvalid or
+ * kRLMessagePortTransportError.
  * ------------------------------------------------------------------------- */
 
 typedef struct __RLMessagePort *RLMessagePortRef;
@@ -139,12 +142,16 @@ RLTypeID RLMessagePortGetTypeID(void);
 
 /* Creates a local port named `name` (NULL: unnamed, name it later with
  * RLMessagePortSetName).  Caller releases.  *shouldFreeInfo (if not NULL)
- * is set to false on success and to true when the port was not created, in
- * which case the library kept no reference to context->info.
- * Names are unique per user: if a local port of that name exists, in this
- * process or another, the call fails with an error and returns NULL (CF on
- * Darwin returns the existing port of this process instead).  NULL callout,
- * NULL context or a context version other than 0: error, NULL. */
+ * is set to false when a port was created and to true when none was, in
+ * which case the library kept no reference to context->info (free it).
+ * Names are unique per user.  If a valid local port of this process has
+ * the name, that port is returned (as in CF: with a reference for the
+ * caller, who releases it; its callout and context stay; the ones given
+ * are not used and *shouldFreeInfo is true).  If a port of another
+ * process has it, the call fails with an error and returns NULL; so may a
+ * call racing another thread that is creating, renaming to or freeing the
+ * same name at that moment.  NULL callout, NULL context or a context
+ * version other than 0: error, NULL. */
 RLMessagePortRef RLMessagePortCreateLocal(RLAllocatorRef allocator, const char *name, RLMessagePortCallBack callout, RLMessagePortContext *context, RLBoolean *shouldFreeInfo);
 /* Connects to the local port named `name`.  Caller releases.  NULL, with
  * no error report, when no such port exists (that is an answer, not a
@@ -160,7 +167,8 @@ RLBoolean RLMessagePortIsRemote(RLMessagePortRef ms);
 const char *RLMessagePortGetName(RLMessagePortRef ms);
 /* Renames a valid local port: the new name is claimed first and the old one
  * freed after.  False if the port is remote or invalid, or the name is
- * taken or malformed (the port keeps its old name). */
+ * taken (by any port, also of this process) or malformed (the port keeps
+ * its old name). */
 RLBoolean RLMessagePortSetName(RLMessagePortRef ms, const char *newName);
 /* Copies the context given to CreateLocal (zeros for a remote port). */
 void RLMessagePortGetContext(RLMessagePortRef ms, RLMessagePortContext *context);
@@ -179,7 +187,8 @@ RLMessagePortInvalidationCallBack RLMessagePortGetInvalidationCallBack(RLMessage
  * already invalid, a non-NULL callout is called at once (as in CF). */
 void RLMessagePortSetInvalidationCallBack(RLMessagePortRef ms, RLMessagePortInvalidationCallBack callout);
 
-/* Sends (msgid, data) to the local port behind `remote`.  `data` may be
+/* Sends (msgid, data) to the local port behind `remote`, or, when `remote`
+ * is a local port, to that port itself (see the end).  `data` may be
  * NULL (the callout then gets NULL).  Times are in seconds; negative means
  * 0; NaN is an error.
  *   - sendTimeout bounds the wait to write the request (a receiver that
@@ -199,7 +208,25 @@ void RLMessagePortSetInvalidationCallBack(RLMessagePortRef ms, RLMessagePortInva
  *     invalid before the request was written; kRLMessagePortBecameInvalidError:
  *     the local side went away while we waited for the reply.  Either way
  *     the remote is now invalid and its invalidation callback has run.
- * Thread-safe: concurrent senders on one remote take turns. */
+ * Thread-safe: concurrent senders on one remote take turns.
+ *
+ * Sent to a local port (CF: the request reaches its own callout), the
+ * callout runs at once, on the calling thread, with no lock held, whether
+ * or not the port's source is in a loop; the call returns when it has
+ * returned (timeouts do not apply: nothing is written or awaited).  With
+ * a replyMode its data is the reply (*returnData, caller releases), else
+ * it is released.  `data` reaches the callout as given (the same handle).
+ * Darwin's CF queues the request on the port instead, for the loop serving
+ * it: the callout runs later there, and with a replyMode the sender runs
+ * its own loop in that mode until the reply comes; here no loop runs and
+ * the order against the port's other requests is not kept.  Results:
+ * kRLMessagePortSuccess; kRLMessagePortIsInvalid if the port was invalid;
+ * kRLMessagePortBecameInvalidError if it was invalidated while its callout
+ * ran (the callout's data is released) and a reply was asked for.  A
+ * callout may send to a local port again, also its own; such sends nest
+ * at most 64 deep on one thread: the 65th fails with
+ * kRLMessagePortTransportError and a kRLErrorResources report (a callout
+ * that always sends to its own port ends there, not in a stack overflow). */
 int32_t RLMessagePortSendRequest(RLMessagePortRef remote, int32_t msgid, RLDataRef data, RLTimeInterval sendTimeout, RLTimeInterval rcvTimeout, RLRunLoopMode replyMode, RLDataRef *returnData);
 
 /* The run-loop source through which a local port receives (a version-1

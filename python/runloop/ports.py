@@ -4,7 +4,8 @@ threads or processes of the same user.
 A LocalPort has a name and a callback; a RemotePort connects to the local
 port of that name (in this process or another) and send()s it requests.
 The local port's callback runs on the thread of a loop holding its
-source(), and what it returns travels back as the reply.
+source(), and what it returns travels back as the reply.  A LocalPort can
+send() to itself too: its callback then runs at once on the sending thread.
 """
 import ctypes
 import enum
@@ -14,7 +15,7 @@ from typing import Callable, Optional, Union
 
 from . import _callbacks, _capi
 from ._handle import Handle, create
-from .errors import RunLoopError
+from .errors import ErrorCode, InvalidArgumentError, RunLoopError
 from .items import Source, _State, _check_callable, _item_context
 
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -173,6 +174,54 @@ class MessagePort(Handle):
                 handle, _port_invalidated if callback is not None
                 else ctypes.cast(None, _capi.MessagePortInvalidationCallBack))
 
+    def send(self, msgid: int, data: Optional[BytesLike] = None, *, send_timeout: float = 1.0,
+             receive_timeout: float = 1.0, reply: bool = True) -> Optional[bytes]:
+        """Sends (msgid, data) to the local port and, with reply=True,
+        returns the bytes its callback returned (None if it returned None);
+        reply=False returns None once the request is delivered.  Failures
+        raise MessagePortError (.code: a PortStatus; timeouts are
+        MessagePortTimeout, also a TimeoutError).
+
+        Through a RemotePort: waits up to receive_timeout seconds for the
+        reply.  The calling thread blocks (its own loop does not run
+        meanwhile: never send to a port served by the calling thread's
+        loop).
+
+        To a LocalPort itself (CF's CFMessagePortSendRequest on a local
+        port): its callback runs at once, on this thread, whether or not
+        a loop serves the port; the timeouts do not apply, and an
+        exception the callback raises is raised by send()."""
+        what = f"{type(self).__name__}.send"
+        if isinstance(msgid, bool) or not isinstance(msgid, int):
+            raise TypeError(f"{what}: msgid must be an int, got {type(msgid).__name__}")
+        if not -2**31 <= msgid < 2**31:
+            raise ValueError(f"{what}: msgid {msgid} is not a 32-bit int")
+        handle = self._live
+        payload = _data(data, what)
+        returned = ctypes.c_void_p()
+        try:
+            with _callbacks.waiting():  # a LocalPort's own callback runs in this call
+                status = _capi.RLMessagePortSendRequest(
+                    handle, msgid, payload, float(send_timeout), float(receive_timeout),
+                    _capi.mode_bytes(_REPLY_MODE) if reply else None, ctypes.byref(returned))
+        except BaseException:
+            if returned.value:
+                _capi.RLRelease(returned.value)
+            raise
+        finally:
+            if payload:
+                _capi.RLRelease(payload)
+        if status != PortStatus.SUCCESS:
+            error_type = (MessagePortTimeout if status in (PortStatus.SEND_TIMEOUT, PortStatus.RECEIVE_TIMEOUT)
+                          else MessagePortError)
+            raise error_type(status)
+        if not returned.value:
+            return None
+        try:
+            return _bytes(returned.value)
+        finally:
+            _capi.RLRelease(returned.value)
+
     def close(self) -> None:
         """invalidate(), then releases the port now; further use raises
         ValueError."""
@@ -203,8 +252,10 @@ class LocalPort(MessagePort):
     The callback runs on the thread of a loop running a mode that holds
     source(); an exception it raises stops that run and is raised by run()
     (the requester gets no data).  Names are unique per user (1 to 80
-    bytes); a taken name raises InvalidArgumentError.  Keep the LocalPort:
-    when Python drops it, it is invalidated (its source does not keep it).
+    bytes); a taken name raises InvalidArgumentError, also when a LocalPort
+    of this process has it (where CF would hand back that port, with its
+    own callback).  Keep the LocalPort: when Python drops it, it is
+    invalidated (its source does not keep it).
     """
     __slots__ = ()
 
@@ -215,12 +266,21 @@ class LocalPort(MessagePort):
         _check_callable("LocalPort", "on_invalidate", on_invalidate, optional=True)
         state = _State(callback, LocalPort)
         token = _callbacks.register(state)
+        should_free = _capi.RLBoolean(0)
         try:
             handle = create("LocalPort", _capi.RLMessagePortCreateLocal, None, encoded, _port_request,
-                            _item_context(token), None)
+                            _item_context(token), ctypes.byref(should_free))
         except BaseException:
             _callbacks.forget(token)
             raise
+        if should_free.value:
+            # The port of this process that has the name (the library
+            # kept nothing of ours): not a port with this callback.
+            _capi.RLRelease(handle)
+            _callbacks.forget(token)
+            raise InvalidArgumentError(
+                ErrorCode.INVALID_ARGUMENT, "RLMessagePortCreateLocal",
+                f"LocalPort: the name {name!r} is in use by another LocalPort of this process")
         Handle.__init__(self, handle)
         state._wrapper = weakref.ref(self)
         if on_invalidate is not None:
@@ -274,41 +334,6 @@ class RemotePort(MessagePort):
         Handle.__init__(self, handle)
         if on_invalidate is not None:
             self.set_on_invalidate(on_invalidate)
-
-    def send(self, msgid: int, data: Optional[BytesLike] = None, *, send_timeout: float = 1.0,
-             receive_timeout: float = 1.0, reply: bool = True) -> Optional[bytes]:
-        """Sends (msgid, data) to the local port and, with reply=True,
-        waits up to receive_timeout seconds for the reply: returns its bytes
-        (None if the callback returned None).  reply=False returns None
-        once the request is written.  The calling thread blocks (its own
-        loop does not run meanwhile: never send to a port served by the
-        calling thread's loop).  Failures raise MessagePortError
-        (.code: a PortStatus; timeouts are MessagePortTimeout, also a
-        TimeoutError)."""
-        if isinstance(msgid, bool) or not isinstance(msgid, int):
-            raise TypeError(f"RemotePort.send: msgid must be an int, got {type(msgid).__name__}")
-        if not -2**31 <= msgid < 2**31:
-            raise ValueError(f"RemotePort.send: msgid {msgid} is not a 32-bit int")
-        handle = self._live
-        payload = _data(data, "RemotePort.send")
-        returned = ctypes.c_void_p()
-        try:
-            status = _capi.RLMessagePortSendRequest(
-                handle, msgid, payload, float(send_timeout), float(receive_timeout),
-                _capi.mode_bytes(_REPLY_MODE) if reply else None, ctypes.byref(returned))
-        finally:
-            if payload:
-                _capi.RLRelease(payload)
-        if status != PortStatus.SUCCESS:
-            error_type = (MessagePortTimeout if status in (PortStatus.SEND_TIMEOUT, PortStatus.RECEIVE_TIMEOUT)
-                          else MessagePortError)
-            raise error_type(status)
-        if not returned.value:
-            return None
-        try:
-            return _bytes(returned.value)
-        finally:
-            _capi.RLRelease(returned.value)
 
 
 _REPLY_MODE = "runloop.python.reply"  # any non-NULL mode asks for a reply (the library does not run it)

@@ -92,8 +92,10 @@ def test_invalidation_callbacks_and_sends_to_an_invalid_port(name, worker):
 
 def test_names_are_unique_and_can_change(name, worker):
     with LocalPort(name, lambda *a: None) as server:
-        with pytest.raises(InvalidArgumentError, match="in use"):
-            LocalPort(name, lambda *a: None)
+        with pytest.raises(InvalidArgumentError, match="in use by another LocalPort of this process"):
+            LocalPort(name, lambda *a: b"second")
+        assert server.is_valid and server.name == name
+        assert server.send(1) is None  # still the first callback
         server.name = name + ".renamed"
         assert server.name == name + ".renamed"
         with pytest.raises(PortNotFoundError) as caught:
@@ -105,6 +107,39 @@ def test_names_are_unique_and_can_change(name, worker):
     unnamed = LocalPort(None, lambda *a: None)
     assert unnamed.name is None
     unnamed.close()
+
+
+def test_a_local_port_sends_to_its_own_callback_on_this_thread(name, worker):
+    seen = []
+
+    def answer(port, msgid, data):
+        seen.append((port, msgid, data, threading.get_ident()))
+        return data[::-1] if data is not None else None
+
+    here = threading.get_ident()
+    with LocalPort(name, answer) as server:
+        assert server.send(7, b"olleh") == b"hello"          # no loop serves it
+        assert server.send(8, b"x", reply=False) is None
+        serve(worker, server)                               # a loop serves it now
+        assert server.send(9) is None
+        with RemotePort(name) as client:
+            assert client.send(10, b"ab") == b"ba"          # through the loop
+    assert seen == [(server, 7, b"olleh", here), (server, 8, b"x", here), (server, 9, None, here),
+                    (server, 10, b"ab", worker.ident)]
+
+
+def test_a_local_ports_own_callback_raises_from_send(name):
+    def broken(port, msgid, data):
+        raise ArithmeticError("cannot answer")
+
+    with LocalPort(name, broken) as server:
+        with pytest.raises(ArithmeticError, match="cannot answer"):
+            server.send(1, b"q")
+        assert server.is_valid
+        server.invalidate()
+        with pytest.raises(MessagePortError) as caught:
+            server.send(1)
+    assert caught.value.code is PortStatus.IS_INVALID
 
 
 def test_an_exception_in_the_callback_is_raised_by_the_serving_run(name, mode):

@@ -51,11 +51,13 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         text = checked
     }
     switch LocalPort.make(name: text, callout: callout, context: context.pointee) {
-    case .success(let port):
+    case .success(.created(let port)):
         shouldFreeInfo?.pointee = 0
         return port.opaque
+    case .success(.existing(let port)):
+        return port.opaque  // *shouldFreeInfo stays true: this call's context was not kept
     case .failure(.nameTaken):
-        reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by another local port")
+        reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by a local port of another process")
         return nil
     case .failure(.squatted(let owner, let path)):
         reportSquat(function, owner, path)
@@ -166,31 +168,32 @@ public func rlMessagePortSetInvalidationCallBack(_ ms: RLMessagePortRef?, _ call
 }
 
 @c(RLMessagePortSendRequest)
-public func rlMessagePortSendRequest(_ remote: RLMessagePortRef?, _ msgid: Int32, _ data: RLDataRef?,
+public func rlMessagePortSendRequest(_ ms: RLMessagePortRef?, _ msgid: Int32, _ data: RLDataRef?,
                                      _ sendTimeout: RLTimeInterval, _ rcvTimeout: RLTimeInterval,
                                      _ replyMode: RLRunLoopMode?,
                                      _ returnData: UnsafeMutablePointer<RLDataRef?>?) -> Int32 {
     let function: StaticString = "RLMessagePortSendRequest"
     returnData?.pointee = nil
-    return borrow(remote, as: .messagePort, function, orElse: PortStatus.isInvalid) { (port: MessagePort) in
-        guard let remote = port as? RemotePort else {
-            reportError(function, .invalidArgument, "a local port: requests are sent through a remote port")
-            return PortStatus.isInvalid
-        }
+    return borrow(ms, as: .messagePort, function, orElse: PortStatus.isInvalid) { (port: MessagePort) in
         guard finiteArgument(sendTimeout, "sendTimeout", function),
               finiteArgument(rcvTimeout, "rcvTimeout", function) else { return PortStatus.transportError }
         let wantsReply = replyMode != nil
-        let send = { (payload: UnsafeRawBufferPointer?) in
-            remote.send(msgid: msgid, payload: payload, sendTimeout: sendTimeout, rcvTimeout: rcvTimeout, wantsReply: wantsReply)
+        // A local port's own callout, on this thread; a remote's local
+        // port, through its connection.
+        let send = { (payload: Data?) -> MessagePort.Outcome in
+            if let local = port as? LocalPort { return local.sendToSelf(msgid: msgid, data: payload, wantsReply: wantsReply) }
+            guard let remote = port as? RemotePort else { return .failed(PortStatus.isInvalid) }
+            return remote.send(msgid: msgid, payload: payload?.raw, sendTimeout: sendTimeout, rcvTimeout: rcvTimeout,
+                               wantsReply: wantsReply)
         }
-        let outcome: RemotePort.Outcome
+        let outcome: MessagePort.Outcome
         if let data {
             outcome = borrow(data, as: .data, function, orElse: .failed(PortStatus.transportError)) { (d: Data) in
                 guard d.count <= PortWire.maxPayload else {
                     reportError(function, .invalidArgument, "data of \(d.count) bytes (at most \(PortWire.maxPayload))")
                     return .failed(PortStatus.transportError)
                 }
-                return send(d.raw)
+                return send(d)
             }
         } else {
             outcome = send(nil)

@@ -45,8 +45,9 @@ private let forkGeneration = Atomic<UInt32>(0)
 /// thread can be inside one of those one-time initializations when the
 /// process forks (the child would wait forever for a thread it does not
 /// have), then takes the library's process-wide locks in one fixed order:
-/// the registry's main-loop lock (held while a main loop is made, which
-/// takes the next ones), the mode-name table, the handle table's page
+/// the table of this process's port names (held while a local port binds
+/// or frees a name), the registry's main-loop lock (held while a main loop
+/// is made, which takes the next ones), the mode-name table, the handle table's page
 /// lock, the error handler's lock, then the 128 stripes.  Holders of the
 /// later ones never take an earlier one (each is a leaf; see their
 /// comments), so the order cannot deadlock.  `parent` and `child` release
@@ -82,6 +83,7 @@ package enum Fork {
         _ = SpinBeforeSleep.limitNs
         Stripes.prepareForFork()
         // The locks, in order (see the type's comment).
+        LocalPortNames.lockForFork()
         Registry.shared.lockForFork()
         ModeNames.shared.lockForFork()
         HandleTable.shared.lockForFork()
@@ -91,6 +93,7 @@ package enum Fork {
 
     private static func parent() {
         unlockAll()
+        LocalPortNames.unlockAfterFork(child: false)
     }
 
     private static func child() {
@@ -101,6 +104,7 @@ package enum Fork {
         ThreadIdentity.forgetMainAfterFork()
         DispatchMainQueue.looked.store(true, ordering: .relaxed)
         unlockAll()
+        LocalPortNames.unlockAfterFork(child: true)
     }
 
     private static func unlockAll() {

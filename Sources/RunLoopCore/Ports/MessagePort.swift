@@ -40,6 +40,13 @@ package class MessagePort: Object, @unchecked Sendable {
 
     deinit { names.withLock { for name in $0 { free(name) } } }
 
+    /// What a send came to: the reply (with a reference for the caller;
+    /// nil for none) or one of PortStatus's failures.
+    package enum Outcome {
+        case success(Data?)
+        case failed(Int32)
+    }
+
     package var isRemote: Bool { false }
     package var isValid: Bool { valid.load(ordering: .acquiring) }
     /// The context info passed to the invalidation callback.

@@ -69,11 +69,13 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     private static let timerToken: UInt64 = .max
     private static let readEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
-    private let callout: RLMessagePortCallBack
+    /// Called by the loops serving the port and by sends to the port
+    /// itself (MessagePortLocalSend.swift).
+    let callout: RLMessagePortCallBack
     /// The context, its info retained once.
     package let context: RLMessagePortContext
     /// Orders the callouts before the release of the info (CalloutGate).
-    private let gate = CalloutGate()
+    let gate = CalloutGate()
     /// The private epoll set; closed in deinit, after every loop let go of
     /// the source watching it.
     private let epollFD: Int32
@@ -104,14 +106,24 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
     }
 
-    /// A named (or unnamed) local port with its handle; the context's info
-    /// is retained only on success.
+    package enum Made {
+        /// A new port; its context's info was retained.
+        case created(LocalPort)
+        /// The valid port of this process that already had the name (with
+        /// a reference for the caller); the context given was not used.
+        case existing(LocalPort)
+    }
+
+    /// A named (or unnamed) local port with its handle, or the port of
+    /// this process already named so (LocalPortNames); the context's info
+    /// is retained only for a new port.
     package static func make(name: [UInt8]?, callout: @escaping RLMessagePortCallBack,
-                             context: RLMessagePortContext) -> Result<LocalPort, CreateError> {
+                             context: RLMessagePortContext) -> Result<Made, CreateError> {
         var listener: PortWire.Listener?
         if let name {
-            switch PortWire.listen(name) {
-            case .success(let bound): listener = bound
+            switch LocalPortNames.claim(name) {
+            case .success(.existing(let port)): return .success(.existing(port))
+            case .success(.bound(let bound)): listener = bound
             case .failure(let failure): return .failure(createError(failure))
             }
         }
@@ -132,7 +144,10 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             port.invalidate()
             return .failure(.system(ENOMEM))
         }
-        return .success(port)
+        // Nobody else has the handle yet: listed before anyone can
+        // invalidate it.
+        if let name { LocalPortNames.enter(name, port) }
+        return .success(.created(port))
     }
 
     deinit {
@@ -146,15 +161,20 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     // MARK: naming
 
     /// Claims `newName`, then frees the old name.  False if the port is
-    /// invalid; a failure if the name cannot be had.
+    /// invalid; a failure if the name cannot be had (also when another
+    /// port of this process has it).
     package func rename(_ newName: [UInt8]) -> Result<Bool, CreateError> {
         guard isValid else { return .success(false) }
         if nameBytes == newName { return .success(true) }
-        let fresh: PortWire.Listener
-        switch PortWire.listen(newName) {
-        case .success(let bound): fresh = bound
-        case .failure(let failure): return .failure(Self.createError(failure))
-        }
+        return LocalPortNames.rename(self) { () -> Result<Bool, PortWire.ListenError> in
+            PortWire.listen(newName).map { swap(to: $0, named: newName) }
+        }.mapError(Self.createError)
+    }
+
+    /// Serves `fresh` instead of the old listener (LocalPortNames' lock
+    /// held); false, with `fresh` closed, if the port was invalidated
+    /// meanwhile.
+    private func swap(to fresh: PortWire.Listener, named newName: [UInt8]) -> Bool {
         let swapped = io.withLock { io -> Bool in
             guard !io.closed else { return false }
             if let old = io.listener {
@@ -169,10 +189,10 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         }
         guard swapped else {
             PortWire.unlisten(fresh)
-            return .success(false)
+            return false
         }
         recordName(newName)
-        return .success(true)
+        return true
     }
 
     // MARK: the run-loop source
@@ -325,19 +345,24 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         let data = frame.payload.flatMap { payload in
             payload.withUnsafeBytes { Data.make(copying: $0.baseAddress, count: $0.count) }
         }
-        let replyHandle = callout(opaque, frame.msgid, data?.opaque, context.info)
+        let reply = Self.adoptReply(callout(opaque, frame.msgid, data?.opaque, context.info))
         data?.releaseRef()
-        guard let replyHandle else { return PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: nil) }
-        // The callout hands us its reference: read the bytes, release it.
-        switch HandleTable.shared.retain(UInt(bitPattern: replyHandle), kind: .data) {
+        defer { reply?.releaseRef() }  // the callout's reference, handed to us
+        return PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: reply?.raw)
+    }
+
+    /// The data a callout returned, carrying the callout's reference (the
+    /// caller releases it); nil for NULL, and for a handle that is not a
+    /// live RLDataRef (reported: the reply is then NULL).
+    static func adoptReply(_ returned: RLDataRef?) -> Data? {
+        guard let returned else { return nil }
+        switch HandleTable.shared.retain(UInt(bitPattern: returned), kind: .data) {
         case .success(let object):
-            let reply = PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: unsafeDowncast(object, to: Data.self).raw)
-            HandleTable.shared.release(object.handle, from: "RLMessagePortCallBack")  // our pin
-            HandleTable.shared.release(object.handle, from: "RLMessagePortCallBack")  // the callout's reference
-            return reply
+            HandleTable.shared.release(object.handle, from: "RLMessagePortCallBack")  // ours; the callout's stays
+            return unsafeDowncast(object, to: Data.self)
         case .failure(let failure):
             reportError("RLMessagePortCallBack", failure.code, "the reply is not an RLDataRef; replying NULL")
-            return PortWire.encode(.reply, msgid: frame.msgid, seq: frame.seq, payload: nil)
+            return nil
         }
     }
 
@@ -525,10 +550,11 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
 
     // MARK: invalidation
 
-    /// Frees the name and closes the connections (remotes see the end of
-    /// their stream), then takes the source out of every loop.
+    /// Frees the name (this process no longer lists it, and its socket
+    /// file goes) and closes the connections (remotes see the end of their
+    /// stream), then takes the source out of every loop.
     override func closeTransport() {
-        io.withLock { closeAllLocked(&$0) }
+        LocalPortNames.leave(self) { io.withLock { closeAllLocked(&$0) } }
         let source = cachedSource.withLock { cached -> Source? in
             defer { cached = nil }
             return cached
@@ -540,7 +566,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
         gate.askRelease { releaseInfo() }
     }
 
-    private func releaseInfo() {
+    func releaseInfo() {
         if let release = context.release { release(context.info) }
     }
 }

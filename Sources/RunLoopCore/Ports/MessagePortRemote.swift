@@ -54,11 +54,6 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
 
     // MARK: sending
 
-    package enum Outcome {
-        case success(Data?)
-        case failed(Int32)
-    }
-
     private enum Step {
         case done(Outcome)
         /// The port is (or became) invalid: invalidate, then fail with code.
