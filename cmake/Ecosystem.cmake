@@ -49,16 +49,15 @@ foreach(_rl_example IN LISTS RUNLOOP_EXAMPLES)
 endforeach()
 # ---- ported CF programs (examples/ported/, docs/porting.md) --------------
 # Real programs written for CF's run loop, built against runloop through
-# cfcompat.h (examples/ported/include/CoreFoundation/CoreFoundation.h
-# forwards to it).  The flags stand in for what Darwin's headers and
-# Xcode's defaults gave the original (docs/porting.md lists them).
+# cfcompat.h (runloop::cfcompat, whose include/runloop/compat/CoreFoundation/
+# CoreFoundation.h forwards to it).  The flags stand in for what Darwin's
+# headers and Xcode's defaults gave the original (docs/porting.md lists them).
 if(RUNLOOP_BUILD_EXAMPLES AND EXISTS "${_rl_src}/examples/ported/socky/main.c")
   add_executable(ported_socky "${_rl_src}/examples/ported/socky/main.c")
   set_target_properties(ported_socky PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
-  target_include_directories(ported_socky PRIVATE "${_rl_src}/examples/ported/include")
   target_compile_options(ported_socky PRIVATE -include arpa/inet.h -Wno-deprecated
     -Wno-incompatible-pointer-types)
-  target_link_libraries(ported_socky PRIVATE runloop)
+  target_link_libraries(ported_socky PRIVATE runloop::cfcompat)
   if(RUNLOOP_BUILD_TESTS)
     add_test(NAME ported_socky
       COMMAND bash "${_rl_src}/examples/ported/socky/check_socky.sh" "$<TARGET_FILE:ported_socky>")
@@ -80,12 +79,12 @@ if(RUNLOOP_BUILD_EXAMPLES AND RUNLOOP_BUILD_TESTS AND RUNLOOP_CLANG AND RUNLOOP_
   set(_rl_dcm_libs "-L${RUNLOOP_SWIFT_RUNTIME_DIR}" "-L${_rl_dcm_blocks}" -ldispatch -lBlocksRuntime -lpthread)
   set(_rl_dcm_exe "${PROJECT_BINARY_DIR}/ported_dispatch_cf_main")
   add_custom_command(OUTPUT "${_rl_dcm_exe}"
-    COMMAND "${RUNLOOP_CLANG}" ${_rl_dcm_flags} "-I${_rl_src}/examples/ported/include" "-I${_rl_src}/include"
+    COMMAND "${RUNLOOP_CLANG}" ${_rl_dcm_flags} "-I${_rl_src}/include/runloop/compat" "-I${_rl_src}/include"
       -isystem "${_rl_dcm_swift_inc}" "${_rl_dcm}/dispatch_cf_main.c" -o "${_rl_dcm_exe}"
       "$<TARGET_FILE:runloop>" ${_rl_dcm_libs}
       "-Wl,-rpath,$<TARGET_FILE_DIR:runloop>:${RUNLOOP_SWIFT_RUNTIME_DIR}:${_rl_dcm_blocks}"
     DEPENDS "${_rl_dcm}/dispatch_cf_main.c" "${_rl_dcm}/shims/bsdtests.h" "${_rl_dcm}/shims/dispatch_test.h"
-      "${_rl_src}/examples/ported/include/CoreFoundation/CoreFoundation.h" runloop
+      "${_rl_src}/include/runloop/compat/CoreFoundation/CoreFoundation.h" runloop
     COMMENT "Building ported dispatch_cf_main against runloop (cfcompat.h)" VERBATIM)
   set(_rl_dcm_outputs "${_rl_dcm_exe}")
   set(_rl_dcm_cf_arg "")

@@ -3,10 +3,13 @@
 #
 #   cmake --install build --prefix P   installs
 #     P/lib/librunloop.so.0.1.0, librunloop.so.0 (SONAME), librunloop.so
-#     P/include/runloop/runloop.h, version.h
+#     P/include/runloop/runloop.h, version.h, ...
+#     P/include/runloop/compat/CoreFoundation/CoreFoundation.h  (CF programs)
 #     P/lib/pkgconfig/runloop.pc                    pkg-config runloop
+#     P/lib/pkgconfig/runloop-cf.pc                 pkg-config runloop-cf (+ compat/)
 #     P/lib/cmake/runloop/runloopConfig.cmake,      find_package(runloop 0.1)
-#       runloopConfigVersion.cmake, runloopTargets*.cmake  -> runloop::runloop
+#       runloopConfigVersion.cmake, runloopTargets*.cmake  -> runloop::runloop,
+#                                                    runloop::cfcompat (+ compat/)
 # (include/module.modulemap is for the Swift build only; not installed.)
 #
 # The Swift runtime: with RUNLOOP_STATIC_SWIFT_RUNTIME (the default) it is
@@ -48,6 +51,12 @@ install(TARGETS runloop EXPORT runloopTargets
     COMPONENT runtime NAMELINK_COMPONENT development
   PUBLIC_HEADER DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/runloop"
     COMPONENT development)
+# The CoreFoundation.h that CF programs include, in a folder of its own
+# (runloop::cfcompat, runloop-cf.pc add it to the include path).
+install(TARGETS runloop_cfcompat EXPORT runloopTargets)
+install(FILES include/runloop/compat/CoreFoundation/CoreFoundation.h
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/runloop/compat/CoreFoundation"
+  COMPONENT development)
 install(FILES LICENSE NOTICE
   DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT runtime)
 # The Python wheel's copy (python/pyproject.toml, component `python`): the
@@ -83,7 +92,8 @@ else()
   set(RUNLOOP_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 configure_file(cmake/runloop.pc.in "${PROJECT_BINARY_DIR}/runloop.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/runloop.pc"
+configure_file(cmake/runloop-cf.pc.in "${PROJECT_BINARY_DIR}/runloop-cf.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/runloop.pc" "${PROJECT_BINARY_DIR}/runloop-cf.pc"
   DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT development)
 
 # ---- CMake package: find_package(runloop) -> runloop::runloop --------------
@@ -103,6 +113,11 @@ file(WRITE "${PROJECT_BINARY_DIR}/runloopConfig.cmake.in" [=[
 # runloop::runloop is the shared library librunloop.so.0 with its headers
 # (#include <runloop/runloop.h>).  Programs linking it need nothing more
 # (the Swift runtime is linked into it, or found through its RUNPATH).
+#
+# runloop::cfcompat is runloop::runloop plus include/runloop/compat, where
+# CoreFoundation/CoreFoundation.h includes <runloop/cfcompat.h>: a CF
+# program's #include <CoreFoundation/CoreFoundation.h> then builds against
+# runloop unchanged (docs/porting.md).
 @PACKAGE_INIT@
 
 include("${CMAKE_CURRENT_LIST_DIR}/runloopTargets.cmake")

@@ -3,10 +3,13 @@
 #
 #   check_consumer.sh install    BUILD WORK   cmake --install BUILD into
 #                                             WORK/prefix; check the tree
-#   check_consumer.sh pkgconfig  WORK CC      build Tests/consumer/c with
-#                                             `pkg-config runloop`; run it
-#   check_consumer.sh cmake      WORK         build it with find_package(runloop)
-#                                             (a separate CMake project); run it
+#   check_consumer.sh pkgconfig  WORK CC      build Tests/consumer/c/consumer.c
+#                                             with `pkg-config runloop` and
+#                                             cf_consumer.c with `pkg-config
+#                                             runloop-cf`; run them
+#   check_consumer.sh cmake      WORK         build both with find_package(runloop)
+#                                             (a separate CMake project; the CF
+#                                             program links runloop::cfcompat)
 #   check_consumer.sh subproject WORK SRC    build Tests/consumer/subproject,
 #                                             which adds runloop (SRC) with
 #                                             add_subdirectory; run it
@@ -20,17 +23,20 @@
 # Each program runs with LD_LIBRARY_PATH unset: librunloop.so.0 is found
 # through the program's rpath, the Swift runtime through librunloop's own
 # RUNPATH.  Its output must equal Tests/consumer/expected.txt (@VERSION@ =
-# the installed runloop.pc's version).
+# the installed runloop.pc's version), or expected_cf.txt for cf_consumer
+# (a CF program: #include <CoreFoundation/CoreFoundation.h>, CF names).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 fail() { echo "FAIL: $*"; exit 1; }
 
-# compare <program> <version>: run without LD_LIBRARY_PATH, diff the transcript.
+# compare <program> <version>: run without LD_LIBRARY_PATH, diff the
+# transcript with expected.txt (expected_cf.txt for cf_consumer).
 compare() {
-  local program="$1" version="$2" out rc=0
+  local program="$1" version="$2" out rc=0 expected=expected.txt
+  [[ "$(basename "$program")" != cf_consumer ]] || expected=expected_cf.txt
   out="$(env -u LD_LIBRARY_PATH "$program")" || rc=$?
-  if ! diff -u <(sed "s/@VERSION@/$version/g" "$here/expected.txt") <(echo "$out"); then
-    fail "$program: transcript differs from Tests/consumer/expected.txt"
+  if ! diff -u <(sed "s/@VERSION@/$version/g" "$here/$expected") <(echo "$out"); then
+    fail "$program: transcript differs from Tests/consumer/$expected"
   fi
   [[ $rc == 0 ]] || fail "$program exited $rc"
 }
@@ -57,7 +63,8 @@ case "$mode" in
     version="$(sed -nE 's/^CMAKE_PROJECT_VERSION:STATIC=(.*)/\1/p' "$build/CMakeCache.txt")"
     major="${version%%.*}"
     for f in "lib/librunloop.so.$version" include/runloop/runloop.h include/runloop/version.h \
-             lib/pkgconfig/runloop.pc lib/cmake/runloop/runloopConfig.cmake \
+             include/runloop/cfcompat.h include/runloop/compat/CoreFoundation/CoreFoundation.h \
+             lib/pkgconfig/runloop.pc lib/pkgconfig/runloop-cf.pc lib/cmake/runloop/runloopConfig.cmake \
              lib/cmake/runloop/runloopConfigVersion.cmake lib/cmake/runloop/runloopTargets.cmake; do
       [[ -f "$prefix/$f" ]] || fail "not installed: $f"
     done
@@ -68,6 +75,11 @@ case "$mode" in
     soname="$(readelf -d "$prefix/lib/librunloop.so.$version" | sed -nE 's/.*\(SONAME\).*\[(.*)\].*/\1/p')"
     [[ "$soname" == "librunloop.so.$major" ]] || fail "SONAME is '$soname'"
     [[ ! -e "$prefix/include/module.modulemap" ]] || fail "include/module.modulemap was installed"
+    # The compat folder holds CoreFoundation/CoreFoundation.h only, and is
+    # on no include path but runloop-cf's: it never shadows a real CF.
+    compat="$(cd "$prefix/include/runloop/compat" && find . -type f)"
+    [[ "$compat" == "./CoreFoundation/CoreFoundation.h" ]] || fail "include/runloop/compat holds: $compat"
+    [[ ! -e "$prefix/include/CoreFoundation" ]] || fail "a CoreFoundation folder was installed on the include path"
     echo "OK: installed runloop $version into $prefix (SONAME $soname)"
     ;;
   subproject)
@@ -79,7 +91,8 @@ case "$mode" in
     [[ -z "$(find "$work/subproject" -maxdepth 2 -name 'test_*' -type f)" ]] || fail "test programs were built"
     version="$(sed -nE 's/^#define RL_VERSION_STRING "(.*)"/\1/p' "$src/include/runloop/version.h")"
     compare "$work/subproject/consumer" "$version"
-    echo "OK: runloop::runloop from add_subdirectory, no tests, examples or packages of its own"
+    compare "$work/subproject/cf_consumer" "$version"
+    echo "OK: runloop::runloop and runloop::cfcompat from add_subdirectory, no tests, examples or packages of its own"
     ;;
   pkgconfig)
     work="$2" cc="$3" prefix="$2/prefix"
@@ -94,6 +107,18 @@ case "$mode" in
     "$cc" -std=c11 -Wall -Wextra -Werror $cflags "$here/c/consumer.c" -o "$work/pkgconfig/consumer" \
       $libs "-Wl,-rpath,$libdir"
     run_and_compare "$work/pkgconfig/consumer"
+    # The CF program: runloop-cf adds include/runloop/compat (and runloop).
+    [[ "$cflags" != */compat* ]] || fail "pkg-config runloop puts the compat folder on the include path: $cflags"
+    cfflags="$(pkg-config --cflags runloop-cf)" cflibs="$(pkg-config --libs runloop-cf)"
+    [[ "$cfflags" == *"-I$(pkg-config --variable=includedir runloop)/runloop/compat"* ]] \
+      || fail "pkg-config --cflags runloop-cf lacks the compat folder: $cfflags"
+    [[ "$(pkg-config --modversion runloop-cf)" == "$(pkg-config --modversion runloop)" ]] \
+      || fail "runloop-cf's version differs from runloop's"
+    echo "+ $cc $cfflags cf_consumer.c $cflibs -Wl,-rpath,$libdir"
+    # shellcheck disable=SC2086
+    "$cc" -std=c11 -Wall -Wextra -Werror $cfflags "$here/c/cf_consumer.c" -o "$work/pkgconfig/cf_consumer" \
+      $cflibs "-Wl,-rpath,$libdir"
+    run_and_compare "$work/pkgconfig/cf_consumer"
     ;;
   cmake)
     work="$2" prefix="$2/prefix"
@@ -104,6 +129,7 @@ case "$mode" in
       || fail "find_package(runloop) did not use $prefix: $(grep runloop_DIR "$work/cmake/CMakeCache.txt")"
     cmake --build "$work/cmake"
     run_and_compare "$work/cmake/consumer"
+    run_and_compare "$work/cmake/cf_consumer"
     ;;
   swiftpm)
     work="$2" version="$3"

@@ -8,11 +8,13 @@
 #      runloop-*.tar.gz from the build directory BUILD (static Swift runtime);
 #   2. the runtime .deb depends on system libraries only (libc6 with a
 #      version: an older glibc refuses it) and its library needs no libswift*
-#      and has no RUNPATH; the -dev .deb holds the headers, runloop.pc and
-#      the CMake package; the tarball holds both;
+#      and has no RUNPATH; the -dev .deb holds the headers (with the CF
+#      programs' include/runloop/compat/CoreFoundation/CoreFoundation.h),
+#      runloop.pc, runloop-cf.pc and the CMake package; the tarball holds both;
 #   3. both .debs are unpacked into WORK/root and Tests/consumer/c/consumer.c
 #      is built with `pkg-config runloop` from that root and run; its output
-#      must equal Tests/consumer/expected.txt;
+#      must equal Tests/consumer/expected.txt; cf_consumer.c likewise with
+#      `pkg-config runloop-cf` (expected_cf.txt);
 #   4. the consumer runs again with the toolchain out of sight: in a private
 #      mount namespace an empty directory is bind-mounted over the
 #      toolchain's usr/ (`unshare -m`, root only; skipped with a note when the
@@ -44,9 +46,13 @@ lib="$(find "$work/root" -name 'librunloop.so.*.*.*' | head -1)"
 dyn="$(readelf -d "$lib")"
 ! grep -qE 'NEEDED.*(libswift|libdispatch|libBlocksRuntime)' <<<"$dyn" || fail "the packaged library needs the Swift runtime"
 ! grep -qE '\((RUNPATH|RPATH)\)' <<<"$dyn" || fail "the packaged library has a RUNPATH"
-for f in include/runloop/runloop.h lib/pkgconfig/runloop.pc lib/cmake/runloop/runloopConfig.cmake share/doc/runloop/LICENSE; do
+for f in include/runloop/runloop.h include/runloop/compat/CoreFoundation/CoreFoundation.h \
+         lib/pkgconfig/runloop.pc lib/pkgconfig/runloop-cf.pc lib/cmake/runloop/runloopConfig.cmake \
+         share/doc/runloop/LICENSE; do
   [[ -f "$work/root/usr/$f" ]] || fail "not in the packages: usr/$f"
 done
+[[ "$(dpkg-deb -c "${dev[0]}")" == *include/runloop/compat/CoreFoundation/CoreFoundation.h* ]] \
+  || fail "librunloop-dev does not hold include/runloop/compat/CoreFoundation/CoreFoundation.h"
 # The C API reference (cmake/Docs.cmake) goes into the -dev package when it
 # was built (doxygen found); without doxygen the packages are made anyway.
 if [[ -f "$build/docs/html/index.html" ]]; then
@@ -72,6 +78,13 @@ expected="$(sed "s/@VERSION@/$version/g" "$consumer_dir/expected.txt")"
 out="$(env -u LD_LIBRARY_PATH "$work/consumer")" || fail "the consumer failed"
 diff -u <(echo "$expected") <(echo "$out") || fail "the consumer's transcript differs from Tests/consumer/expected.txt"
 echo "OK: consumer built from the unpacked .debs with pkg-config"
+cfflags="$(pkg-config --cflags runloop-cf)" cflibs="$(pkg-config --libs runloop-cf)"
+echo "+ $cc $cfflags cf_consumer.c $cflibs -Wl,-rpath,$libdir"
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror $cfflags "$consumer_dir/c/cf_consumer.c" -o "$work/cf_consumer" $cflibs "-Wl,-rpath,$libdir"
+out="$(env -u LD_LIBRARY_PATH "$work/cf_consumer")" || fail "the CF consumer failed"
+diff -u "$consumer_dir/expected_cf.txt" <(echo "$out") || fail "the CF consumer's transcript differs from Tests/consumer/expected_cf.txt"
+echo "OK: a CF program built from the unpacked .debs with pkg-config runloop-cf"
 
 # The toolchain out of sight: swiftc's usr/ replaced by an empty directory.
 toolchain="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")"
