@@ -20,7 +20,10 @@
  *     unnamed one once named;
  *   - a name held by a port of ANOTHER process still fails (NULL, an
  *     error, shouldFreeInfo true); so does, in a fork child, the name of a
- *     port the parent made (the parent's port is not the child's).
+ *     port the parent made (the parent's port is not the child's);
+ *   - four threads creating, sending to (some sends invalidate) and
+ *     releasing ports of one name at once: every send gives 0 or
+ *     IsInvalid, every retained info is released once, nothing hangs.
  */
 #include "harness.h"
 #include "ports_testkit.h"
@@ -114,6 +117,59 @@ static int hold(const char *name, const char *fdtext)
     if (write(ctl, &ok, 1) != 1 || read(ctl, &done, 1) != 1) return 3;
     if (port) RLRelease(port);
     return port ? 0 : 4;
+}
+
+/* ---- racing threads on one name ---------------------------------------- */
+
+static int g_race_retains, g_race_releases, g_race_bad, g_race_errors;
+static const void *race_retain(const void *info)
+{
+    __atomic_fetch_add(&g_race_retains, 1, __ATOMIC_RELAXED);
+    return info;
+}
+static void race_release(const void *info) { __atomic_fetch_add(&g_race_releases, 1, __ATOMIC_RELAXED); }
+static void race_errors(RLErrorCode code, const char *function, const char *message, void *info)
+{
+    (void)code, (void)function, (void)message, (void)info;
+    __atomic_fetch_add(&g_race_errors, 1, __ATOMIC_RELAXED);
+}
+static RLDataRef race_callout(RLMessagePortRef local, int32_t msgid, RLDataRef data, void *info)
+{
+    (void)data, (void)info;
+    if (msgid == 13) RLMessagePortInvalidate(local);
+    return NULL;
+}
+
+static char g_race_name[96];
+static int g_race_rounds;
+
+static void *racer(void *arg)
+{
+    long id = (long)arg;
+    for (int i = 0; i < g_race_rounds; i++) {
+        RLMessagePortContext ctx = { 0, NULL, race_retain, race_release, NULL };
+        RLMessagePortRef port = RLMessagePortCreateLocal(NULL, g_race_name, race_callout, &ctx, NULL);
+        if (!port) continue;  /* another thread was binding or freeing the name */
+        int32_t rc = RLMessagePortSendRequest(port, (i + id) % 5 == 0 ? 13 : 1, NULL, 1, 1, NULL, NULL);
+        if (rc != kRLMessagePortSuccess && rc != kRLMessagePortIsInvalid) __atomic_fetch_add(&g_race_bad, 1, __ATOMIC_RELAXED);
+        RLRelease(port);
+    }
+    return NULL;
+}
+
+static void race(void)
+{
+    named(g_race_name, "kilo");
+    g_race_rounds = getenv("RL_UNDER_VALGRIND") ? 40 : 2000;
+    RLSetErrorHandler(race_errors, NULL);
+    pthread_t threads[4];
+    for (long i = 0; i < 4; i++) threads[i] = start_thread(racer, (void *)i);
+    for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    RLSetErrorHandler(NULL, NULL);
+    fprintf(stderr, "racing on one name: %d infos retained, %d errors reported (names being bound or freed)\n",
+            g_race_retains, g_race_errors);
+    TRACE("four threads on one name: sends 0 or IsInvalid only %s, infos released as retained %s",
+          yes_no(g_race_bad == 0), yes_no(g_race_retains > 0 && g_race_retains == g_race_releases));
 }
 
 /* ---- the scenario ------------------------------------------------------ */
@@ -285,6 +341,7 @@ static void scenario(void)
     invalidation();
     same_name();
     other_process();
+    race();
     TRACE("done");
 }
 

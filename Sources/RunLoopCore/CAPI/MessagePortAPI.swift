@@ -57,7 +57,8 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
     case .success(.existing(let port)):
         return port.opaque  // *shouldFreeInfo stays true: this call's context was not kept
     case .failure(.nameTaken):
-        reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by a local port of another process")
+        reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by a local port of another process "
+                    + "(or of this one, being made or freed at this moment)")
         return nil
     case .failure(.squatted(let owner, let path)):
         reportSquat(function, owner, path)

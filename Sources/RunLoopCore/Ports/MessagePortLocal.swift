@@ -119,21 +119,30 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
     /// is retained only for a new port.
     package static func make(name: [UInt8]?, callout: @escaping RLMessagePortCallBack,
                              context: RLMessagePortContext) -> Result<Made, CreateError> {
-        var listener: PortWire.Listener?
-        if let name {
-            switch LocalPortNames.claim(name) {
-            case .success(.existing(let port)): return .success(.existing(port))
-            case .success(.bound(let bound)): listener = bound
-            case .failure(let failure): return .failure(createError(failure))
-            }
-        }
+        // The descriptors first: between binding the name and listing the
+        // port, other threads of this process asking for the name are
+        // refused (ports.h), so that stretch is kept short.
         let ep = rl_epoll_create()
         let backoff = ep >= 0 ? AcceptBackoff() : nil
         guard ep >= 0, let backoff else {
             let error = errno
-            if let listener { PortWire.unlisten(listener) }
             if ep >= 0 { close(ep) }
             return .failure(.system(error))
+        }
+        var listener: PortWire.Listener?
+        if let name {
+            switch LocalPortNames.claim(name) {
+            case .success(.bound(let bound)):
+                listener = bound
+            case .success(.existing(let port)):
+                close(backoff.timerFD)
+                close(ep)
+                return .success(.existing(port))
+            case .failure(let failure):
+                close(backoff.timerFD)
+                close(ep)
+                return .failure(createError(failure))
+            }
         }
         if let listener { _ = rl_epoll_add(ep, listener.fd, EPOLLIN.rawValue, listenToken) }
         _ = rl_epoll_add(ep, backoff.timerFD, EPOLLIN.rawValue, timerToken)
