@@ -76,6 +76,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_rl_timer_extras Tests/c/test_rl_timer_extras.c
   build_tsan test_rl_lazy_poller Tests/c/test_rl_lazy_poller.c
   build_tsan test_rl_stop_race Tests/c/test_rl_stop_race.c
+  build_tsan test_rl_ports_local Tests/c/test_rl_ports_local.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -100,6 +101,10 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   run_checked "$out/test_rl_lazy_poller-tsan.log" TSan 300 "$out/test_rl_lazy_poller-tsan" || ok=0
   # Stops from another thread racing the loop's sleep and its thread's exit.
   run_checked "$out/test_rl_stop_race-tsan.log" TSan 300 "$out/test_rl_stop_race-tsan" 5000 1000 || ok=0
+  # Local ports of one name made, sent to and freed by four threads; it
+  # forks too (deadlock detector off, as for test_misuse).
+  TSAN_OPTIONS="$TSAN_OPTIONS detect_deadlocks=0" \
+    run_checked "$out/test_rl_ports_local-tsan.log" TSan 300 "$out/test_rl_ports_local-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 
