@@ -59,6 +59,7 @@ extension LoopError {
         case .wrongThread: self = .wrongThread
         case .gone: self = .loopGone
         case .resources: self = .outOfResources
+        case .commonModes: self = .commonModes
         }
     }
 }

@@ -100,6 +100,10 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongThread
     /// The system refused a descriptor, or memory ran out.
     case outOfResources
+    /// ``Loop/Mode/common`` was given where a mode the loop runs in is
+    /// needed (``Loop/timeout(in:)``, ``Loop/runPending(in:)``): it stands
+    /// for a set of modes, and a loop runs in one mode at a time.
+    case commonModes
 
     /// A one-line explanation.
     public var description: String {
@@ -111,6 +115,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidModeName(let name): return "invalid mode name (\(name.utf8.count) bytes)"
         case .wrongThread: return "only the loop's own thread may do this"
         case .outOfResources: return "out of descriptors or memory"
+        case .commonModes: return "the common modes are not a mode a loop runs in"
         }
     }
 

@@ -46,6 +46,64 @@ private final class Count: @unchecked Sendable { var value = 0 }
         }
     }
 
+    /// Whether `fd` is readable within `ms` milliseconds.
+    private func readable(_ fd: Int32, _ ms: Int32 = 0) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, ms) == 1 && entry.revents & Int16(POLLIN) != 0
+    }
+
+    /// A driver waiting on the descriptor alone for 200 ms: its rounds.
+    private func rounds(_ loop: Loop, _ fd: Int32, _ mode: Loop.Mode) -> Int {
+        var rounds = 0
+        let end = ContinuousClock.now + .milliseconds(200)
+        while case let left = end - ContinuousClock.now, left > .zero {
+            _ = try? loop.timeout(in: mode)
+            _ = readable(fd, Int32(left / .milliseconds(1)) + 1)
+            _ = try? loop.runPending(in: mode)
+            rounds += 1
+        }
+        return rounds
+    }
+
+    /// The descriptor is quiet while the mode prepared for has no work: a
+    /// wake-up while it does not exist tells the driver once (before, it
+    /// stayed readable: ~70k rounds in 200 ms); the common modes are
+    /// refused and leave the loop prepared for none.
+    @Test func staysQuietWithoutWorkInTheMode() {
+        onFreshThread {
+            let loop = Loop.current
+            let fd = try! loop.pollDescriptor()
+            let missing = Loop.Mode("embed-swift-missing")
+            #expect(try! loop.timeout(in: missing) == nil)
+            loop.wakeUp()
+            #expect(readable(fd))
+            #expect(try! loop.runPending(in: missing) == .finished)
+            #expect(!readable(fd))
+            loop.wakeUp()
+            #expect(rounds(loop, fd, missing) <= 4)
+
+            #expect(throws: LoopError.commonModes) { try loop.timeout(in: .common) }
+            #expect(throws: LoopError.commonModes) { try loop.runPending(in: .common) }
+            loop.wakeUp()  // prepared for no mode: nothing to tell
+            #expect(!readable(fd))
+
+            // The mode comes into existence: the driver hears of it.
+            let fired = Count()
+            let timer = LoopTimer(after: .milliseconds(10)) { _ in fired.value += 1 }
+            #expect(try! loop.timeout(in: missing) == nil)
+            try! loop.add(timer, to: missing)
+            #expect(readable(fd))
+            var passes = 0
+            while fired.value == 0 && passes < 5 {
+                #expect(try! loop.timeout(in: missing) != nil)
+                #expect(readable(fd, 2000))
+                _ = try! loop.runPending(in: missing)
+                passes += 1
+            }
+            #expect(fired.value == 1)
+        }
+    }
+
     @Test func refusesAnotherThread() {
         let loop = Loop.current
         let mode = Loop.Mode("embed-swift-other")

@@ -9,7 +9,8 @@
  *      mistake (the source follows the new one);
  *   B. bad input: the source dispatched on another thread (removes
  *      itself, kRLErrorWrongThread, nothing run); the loop's thread exited
- *      (removes itself, kRLErrorLoopGone);
+ *      (removes itself, kRLErrorLoopGone); kRLRunLoopCommonModes refused
+ *      by rl_glib_source_new (checked in C);
  *   C. a GMainContext hosted on a runloop (rl_glib_host_new): a GLib
  *      timeout, an idle, an I/O watch on a pipe and a g_main_context_invoke
  *      from another thread all run while RLRunLoopRunInMode runs; a
@@ -274,6 +275,9 @@ static void *scenario_c(void *arg)
     c_host = rl_glib_host_new(c_ctx, rl, kRLRunLoopCommonModes);
     CHECK(c_host != NULL);
     CHECK(rl_glib_host_new(NULL, rl, DEF) == NULL);
+    /* a source runs one mode: not the common-modes pseudo-mode (a host,
+     * which adds its items to a mode, may use it) */
+    CHECK(rl_glib_source_new(rl, kRLRunLoopCommonModes) == NULL);
 
     GSource *s = g_timeout_source_new(15);
     g_source_set_callback(s, c_timeout, NULL, NULL);

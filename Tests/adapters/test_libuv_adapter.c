@@ -10,7 +10,8 @@
  *      adapter stops watching (kRLErrorWrongThread), nothing run;
  *   C. the runloop's thread exited: kRLErrorLoopGone, the adapter stops
  *      watching;
- *   D. bad input to rl_uv_start: NULL.
+ *   D. bad input to rl_uv_start: NULL, another thread's loop,
+ *      kRLRunLoopCommonModes.
  */
 #define _GNU_SOURCE 1
 #include "rl_uv.h"
@@ -203,6 +204,7 @@ static void *scenario_d(void *arg)
     CHECK(rl_uv_start(&uv, NULL, DEF) == NULL);
     CHECK(rl_uv_start(&uv, rl, NULL) == NULL);
     CHECK(rl_uv_start(&uv, RLRunLoopGetMain(), DEF) == NULL);  /* not this thread's */
+    CHECK(rl_uv_start(&uv, rl, kRLRunLoopCommonModes) == NULL);  /* not a mode a loop runs in */
     CHECK(uv_loop_close(&uv) == 0);
     return NULL;
 }

@@ -78,7 +78,9 @@ static GSourceFuncs rlg_funcs = { rlg_prepare, rlg_check, rlg_dispatch, rlg_fina
 
 GSource *rl_glib_source_new(RLRunLoopRef rl, RLRunLoopMode mode)
 {
-    if (!rl || !mode) return NULL;
+    /* the library refuses to prepare for the common modes (each prepare
+     * and dispatch would report it, and GLib would call them at once again) */
+    if (!rl || !mode || strcmp(mode, kRLRunLoopCommonModes) == 0) return NULL;
     RLGSource *s = (RLGSource *)g_source_new(&rlg_funcs, sizeof(RLGSource));
     g_source_set_name(&s->base, "runloop");
     s->rl = (RLRunLoopRef)RLRetain(rl);

@@ -46,7 +46,8 @@ extern "C" {
 /* A GSource running `rl` in `mode` (copied) from the GMainContext it is
  * attached to.  Holds a reference to the loop until the source is
  * finalized.  Caller owns the returned source (g_source_unref after
- * g_source_attach).  NULL if rl or mode is NULL. */
+ * g_source_attach).  NULL if rl or mode is NULL, or if mode is
+ * kRLRunLoopCommonModes (not a mode a loop runs in: name one). */
 GSource *rl_glib_source_new(RLRunLoopRef rl, RLRunLoopMode mode);
 
 /* A GMainContext hosted on the calling thread's loop `rl`, in `mode` (a

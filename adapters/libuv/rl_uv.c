@@ -89,7 +89,9 @@ static void on_prepare(uv_prepare_t *h)
 
 rl_uv *rl_uv_start(uv_loop_t *uv, RLRunLoopRef rl, RLRunLoopMode mode)
 {
-    if (!uv || !rl || !mode || RLRunLoopGetCurrent() != rl) return NULL;
+    /* the library refuses to prepare for the common modes (each prepare
+     * and run would report it, and the zero timeout would spin libuv) */
+    if (!uv || !rl || !mode || strcmp(mode, kRLRunLoopCommonModes) == 0 || RLRunLoopGetCurrent() != rl) return NULL;
     int fd = RLRunLoopGetPollDescriptor(rl);
     if (fd < 0) return NULL;
     rl_uv *a = calloc(1, sizeof *a);

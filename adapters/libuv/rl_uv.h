@@ -37,7 +37,9 @@ extern "C" {
 
 typedef struct rl_uv rl_uv;
 
-/* Starts running `rl` in `mode` (copied) from `uv`.  NULL on bad input. */
+/* Starts running `rl` in `mode` (copied) from `uv`.  NULL on bad input: an
+ * argument NULL, `rl` not the calling thread's loop, or `mode`
+ * kRLRunLoopCommonModes (not a mode a loop runs in: name one). */
 rl_uv *rl_uv_start(uv_loop_t *uv, RLRunLoopRef rl, RLRunLoopMode mode);
 /* Stops; the adapter is freed once libuv has closed its handles (the next
  * uv_run iteration).  Once per adapter. */

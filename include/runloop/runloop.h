@@ -455,13 +455,17 @@ void RLRunLoopStop(RLRunLoopRef rl);
  * prepared for: a block queued for the mode, a source of the mode signalled,
  * a timer of the mode due, a descriptor of a version-1 source of the mode
  * ready, or a wake-up (RLRunLoopWakeUp, RLRunLoopSourceSignalAndWakeUp).
+ * Work of the other modes (a ready descriptor, a due timer) does not make
+ * it readable, nor does anything while the mode does not exist.
  * Readiness is level-triggered: it is not consumed by the caller's poll,
  * only by RLRunLoopRunPending, and RLRunLoopRunPending leaves the
  * descriptor readable if work remains after it (a callout signalled a
  * source, queued a block, left a descriptor unread, or a timer is due), so
  * work cannot be stranded behind a consumed readiness.  It may be readable
- * once with nothing to do (a wake-up that raced a run): a run then finds
- * nothing and returns kRLRunLoopRunTimedOut.
+ * once with nothing to do (a wake-up that raced a run, or one made while
+ * the mode is empty or missing): a run then finds nothing, returns
+ * kRLRunLoopRunTimedOut (kRLRunLoopRunFinished if the mode is empty or
+ * missing) and consumes it.
  *
  * The loop is *prepared* for a mode by RLRunLoopGetTimeout and by each
  * RLRunLoopRunPending: from then on, until it runs again, wake-ups from
@@ -483,6 +487,14 @@ void RLRunLoopStop(RLRunLoopRef rl);
  * Bad input, each reported through the error channel:
  *   - RLRunLoopRunPending or RLRunLoopGetTimeout from another thread:
  *     kRLErrorWrongThread; nothing is run, the loop is not changed.
+ *   - kRLRunLoopCommonModes as the mode of RLRunLoopGetTimeout or
+ *     RLRunLoopRunPending: it names a set of modes, not a mode a loop runs
+ *     in (RLRunLoopRunInMode, as CFRunLoopRunInMode, finishes at once in
+ *     it; CF logs "invalid mode"): kRLErrorInvalidArgument, nothing is
+ *     run, and the loop is left prepared for no mode, its descriptor quiet
+ *     (not readable for the mode it was prepared for before, nor for
+ *     wake-ups) until it is prepared for a mode again.  From a callout
+ *     nothing is changed.
  *   - The loop's thread has exited: RLRunLoopGetPollDescriptor returns -1,
  *     RLRunLoopGetTimeout returns 0 and RLRunLoopRunPending returns
  *     kRLRunLoopRunFinished, each with kRLErrorLoopGone.  A descriptor handed
@@ -522,12 +534,14 @@ int RLRunLoopGetPollDescriptor(RLRunLoopRef rl);
  * loop's thread only (kRLErrorWrongThread otherwise; returns 0 on every
  * error).  From a callout it reports without preparing.  `mode` may name a
  * mode with no items yet: the first item added to it makes the descriptor
- * readable, so the caller prepares again and learns of it. */
+ * readable, so the caller prepares again and learns of it.
+ * kRLRunLoopCommonModes is refused (kRLErrorInvalidArgument; see above). */
 RLTimeInterval RLRunLoopGetTimeout(RLRunLoopRef rl, RLRunLoopMode mode);
 /* Runs the work pending in `mode` without waiting — one pass, exactly
  * RLRunLoopRunInMode(mode, 0, false) on `rl` — and then prepares the loop
  * for `mode` again.  `rl` must be the calling thread's loop
- * (kRLErrorWrongThread otherwise, nothing run).  Returns a kRLRunLoopRun...
+ * (kRLErrorWrongThread otherwise, nothing run); kRLRunLoopCommonModes is
+ * refused (kRLErrorInvalidArgument, see above).  Returns a kRLRunLoopRun...
  * value (kRLRunLoopRunFinished on error). */
 RLRunLoopRunResult RLRunLoopRunPending(RLRunLoopRef rl, RLRunLoopMode mode);
 

@@ -294,3 +294,44 @@ def test_reentering_asyncio_from_a_callout_is_an_error_not_a_hang(mode):
         run(main)
         gc.collect()
     assert len(seen) == 1 and "already running" in seen[0]
+
+
+def test_quiet_while_the_mode_has_no_work(mode):
+    """Attached to a mode that does not exist yet while a descriptor of
+    another mode is readable: asyncio is not woken for it (before, the
+    poll descriptor stayed readable and the attachment ran ~10^4 rounds in
+    200 ms at 100% CPU); the first item added to the mode is heard of."""
+    rl = runloop.RunLoop.current()
+    other = mode + ".other"
+    left, right = socket.socketpair()
+    f = runloop.FileDescriptor(left, lambda f, events: None)
+    rl.add_source(f.source(), other)
+    f.enable(runloop.FileEvent.READ)
+    right.send(b"x")  # readable, never read (the callback never runs)
+    fired = []
+
+    async def main():
+        rl_asyncio.attach(mode=other).close()  # prepared for it: the wait set holds it
+        with rl_asyncio.attach(mode=mode) as attachment:
+            await asyncio.sleep(0.2)
+            idle_runs = attachment.runs
+            done = asyncio.Event()
+            rl.add_timer(runloop.Timer(lambda t: (fired.append(t), done.set()), delay=0.01), mode)
+            await done.wait()
+            return idle_runs
+
+    try:
+        assert run(main) <= 4
+        assert len(fired) == 1
+    finally:
+        f.invalidate()
+        left.close()
+        right.close()
+
+
+def test_common_modes_are_refused(mode):
+    """kRLRunLoopCommonModes is not a mode a loop runs in (as in CF)."""
+    async def main():
+        with pytest.raises(runloop.errors.InvalidArgumentError, match="not a mode a loop runs in"):
+            rl_asyncio.attach(mode=runloop.COMMON_MODES)
+    run(main)

@@ -49,6 +49,10 @@ private func reportEmbedFailure(_ failure: Loop.EmbedFailure, _ function: Static
     case .wrongThread: reportError(function, .wrongThread, "call it on the loop's own thread")
     case .gone: reportError(function, .loopGone)
     case .resources: reportError(function, .resources, "cannot create the loop's descriptors (out of descriptors?)")
+    case .commonModes:
+        reportError(function, .invalidArgument,
+                    "kRLRunLoopCommonModes is not a mode a loop runs in: name a mode "
+                    + "(the loop is left prepared for none, its poll descriptor quiet)")
     }
 }
 

@@ -17,10 +17,22 @@ import Glibc
 /// descriptor) it wakes itself: the descriptor is readable while work
 /// remains, whatever the last run left behind — readiness is never
 /// consumed with work left (level-triggered by construction).
+///
+/// And it is quiet while the mode has none: parking in a mode that does
+/// not exist (yet) empties the wait set of descriptors (a ready one of the
+/// mode last run would otherwise keep it readable: the driver's poll
+/// returns at once, and each run finds nothing to do, a busy spin); a run
+/// that ran no pass (the mode missing or empty) consumes the wake-up that
+/// made the descriptor readable, as a pass would.  kRLRunLoopCommonModes
+/// is not a mode a loop runs in (as in CF, a run in it finishes at once):
+/// the calls refuse it and leave the loop parked in no mode, its
+/// descriptor quiet (`parkNowhere`).
 extension Loop {
     /// Why a call of the three could not be made.
     package enum EmbedFailure: Error {
         case wrongThread, gone, resources
+        /// kRLRunLoopCommonModes given: not a mode a loop runs in.
+        case commonModes
     }
 
     /// The poll descriptor, made on first use.  Any thread.
@@ -41,6 +53,7 @@ extension Loop {
         guard !lock.withLock({ isDead }) else { return .failure(.gone) }
         guard isOwnThread else { return .failure(.wrongThread) }
         let running = lock.withLock { !runs.isEmpty }
+        if name.isCommonModes { return refuseCommonModes(running: running) }
         guard makeRunParts() else { return .failure(.resources) }
         let parked = running ? peek(name) : park(name)
         if parked.pending { return .success((0, parked.lost)) }
@@ -57,11 +70,28 @@ extension Loop {
     package func runPending(_ name: ModeName) -> Result<(result: RunResult, lost: Int32?), EmbedFailure> {
         guard !lock.withLock({ isDead }) else { return .failure(.gone) }
         guard isOwnThread else { return .failure(.wrongThread) }
+        if name.isCommonModes { return refuseCommonModes(running: lock.withLock { !runs.isEmpty }) }
         pollerOnce.with { $0.unpark() }
         let result = run(name, seconds: 0, returnAfterSourceHandled: false)
         guard lock.withLock({ runs.isEmpty && !isDead }) else { return .success((result, nil)) }
         guard pollerOnce.isMade else { return .failure(.resources) }  // the run could not make it
+        // Finished: the mode is missing or empty, and the run (most
+        // likely) ran no pass, so it read nothing from the wait set; the
+        // wake-up that made the descriptor readable is consumed here, as
+        // a pass would have (the work it announced, if any, is found by
+        // `park`'s look at the queues).
+        if result == .finished { withPoller { $0.consumeWakeUp() } }
         return .success((result, park(name).lost))
+    }
+
+    /// kRLRunLoopCommonModes given to GetTimeout or RunPending: refused.
+    /// Unless a run is in progress (a call from a callout changes
+    /// nothing), the loop is left parked in no mode, so its descriptor
+    /// does not stay readable for the mode it was parked in before, which
+    /// the driver no longer runs.
+    private func refuseCommonModes<T>(running: Bool) -> Result<T, EmbedFailure> {
+        if !running { pollerOnce.with { parkNowhere($0) } }
+        return .failure(.commonModes)
     }
 
     /// What parking found: the timer wake-up deadline, whether work is
@@ -80,7 +110,9 @@ extension Loop {
         let (mode, lost): (Mode?, Int32?) = lock.withLock {
             let mode = existingModeLocked(name)
             parkedModeName = name
-            if let mode { reconcileDescriptorsLocked(mode) }
+            // A mode not made yet has no descriptors: none is watched
+            // (making it wakes the loop: Loop.modeLocked).
+            if let mode { reconcileDescriptorsLocked(mode) } else { watchNoDescriptorsLocked() }
             return (mode, poller.checkPollDescriptorLocked())
         }
         reportDescriptorProblems()
@@ -93,6 +125,24 @@ extension Loop {
             || poller.hasAlwaysReady.load(ordering: .acquiring)
         if pending { poller.wakeUp() }
         return Parked(deadline: deadline, pending: pending || deadline <= Clock.monotonicNow(), lost: lost)
+    }
+
+    /// Parks the loop in no mode: no descriptor watched, the timerfd
+    /// disarmed, wake-ups ignored (as between runs) and the last one
+    /// consumed, so the descriptor stays quiet until the loop is prepared
+    /// again.  Loop's thread, no run in progress.
+    private func parkNowhere(_ poller: Poller) {
+        lock.withLock {
+            parkedModeName = nil
+            watchNoDescriptorsLocked()
+        }
+        reportDescriptorProblems()
+        poller.arm(Clock.never)
+        poller.ignoreWakeUps()
+        // After the store: a wake-up that found the loop asleep before it
+        // wrote the eventfd already, or writes it now and is consumed by
+        // the next call (one spare round at most).
+        poller.consumeWakeUp()
     }
 
     /// What `park` would report, for a call made while a run is in

@@ -48,6 +48,22 @@ extension Loop {
         return wanted
     }
 
+    /// Empties the wait set of version-1 descriptors: the loop is parked
+    /// for a driver outside in a mode that does not exist yet, or in none
+    /// (Embedding.swift).  The next reconcile, for any mode, starts from
+    /// the empty set.  Lock held.
+    package func watchNoDescriptorsLocked() {
+        guard !isDead, pollerOnce.isMade else { return }
+        watchedFor = nil
+        guard !watched.isEmpty else { return }
+        withPoller { poller in
+            for fd in watched.keys {
+                watched[fd] = nil
+                poller.unwatch(fd)
+            }
+        }
+    }
+
     /// A version-1 source on `fd` entered or left `mode`: the wait set
     /// follows now if `mode` is being run or was the last one run (the set
     /// still holds its descriptors: a source invalidated while the loop is

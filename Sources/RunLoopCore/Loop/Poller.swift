@@ -461,6 +461,14 @@ package final class Poller: @unchecked Sendable {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
 
+    /// Reads and discards a wake-up written to the eventfd: one a run that
+    /// ran no pass did not read (Embedding.swift), so the poll descriptor
+    /// does not stay readable for it.  Loop thread only, no run in progress.
+    package func consumeWakeUp() {
+        guard !shut.load(ordering: .relaxed) else { return }
+        rl_drain_counter(wakeFD)
+    }
+
     /// The loop runs again (RLRunLoopRunPending): wake-ups made during the
     /// run mark the hot word and write nothing.
     package func unpark() {

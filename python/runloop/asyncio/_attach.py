@@ -185,10 +185,11 @@ def attach(loop=None, mode=DEFAULT_MODE) -> Attachment:
     library lacks the API (see available()), if `loop` runs on another
     thread, is closed, or is a RunLoopEventLoop (which already runs on the
     run loop), or if this run loop is already attached (one driver, one
-    mode at a time).  Exceptions raised by runloop callouts are raised by
-    the round that ran them and reach asyncio's exception handler (a
-    BaseException such as KeyboardInterrupt stops asyncio, as any
-    callback's would)."""
+    mode at a time).  InvalidArgumentError for COMMON_MODES, which is not
+    a mode a loop runs in (name one).  Exceptions raised by runloop
+    callouts are raised by the round that ran them and reach asyncio's
+    exception handler (a BaseException such as KeyboardInterrupt stops
+    asyncio, as any callback's would)."""
     if not available():
         raise RuntimeError("runloop.asyncio.attach: the loaded librunloop has no "
                            "RLRunLoopRunPending (a library older than the embed API)")
