@@ -22,7 +22,7 @@ extension Loop {
     /// Any thread.
     public func pollDescriptor() throws(LoopError) -> Int32 {
         switch engine.pollDescriptor() {
-        case .success(let fd): return fd
+        case .success(let (fd, _)): return fd
         case .failure(let failure): throw LoopError(failure)
         }
     }

@@ -104,6 +104,33 @@ private final class Count: @unchecked Sendable { var value = 0 }
         }
     }
 
+    /// The descriptor closed by mistake and its number taken by an open():
+    /// the next pollDescriptor() notices at once and hands out a new,
+    /// working one (before, the stolen number until the next prepare).
+    @Test func replacesAClosedDescriptorAtOnce() {
+        onFreshThread {
+            let loop = Loop.current
+            let fd = try! loop.pollDescriptor()
+            close(fd)
+            let stolen = open("/dev/null", O_RDONLY)  // fd's number, unless a test in parallel took it
+            let fresh = try! loop.pollDescriptor()
+            #expect(fresh >= 0 && fresh != fd && fresh != stolen)
+            let mode = Loop.Mode("embed-swift-closed")
+            let performed = Count()
+            let source = LoopSource { performed.value += 1 }
+            try! loop.add(source, to: mode)
+            #expect(try! loop.timeout(in: mode) == nil)
+            #expect(!readable(fresh))
+            source.signalAndWakeUp()
+            #expect(readable(fresh, 2000))
+            _ = try! loop.runPending(in: mode)
+            #expect(performed.value == 1)
+            #expect(fcntl(stolen, F_GETFD) >= 0)
+            close(stolen)
+            source.invalidate()
+        }
+    }
+
     @Test func refusesAnotherThread() {
         let loop = Loop.current
         let mode = Loop.Mode("embed-swift-other")

@@ -31,7 +31,11 @@
  *      the loop is prepared: the descriptor reports its readiness;
  *   M. prepared for a mode that does not exist yet (timeout INFINITY): a
  *      timer added to it afterwards makes the descriptor readable, and the
- *      next prepare reports the timer.
+ *      next prepare reports the timer;
+ *   N. the descriptor closed by mistake and its number taken by an open():
+ *      RLRunLoopGetPollDescriptor itself notices (before any prepare or
+ *      run), reports kRLErrorInvalidArgument once, and returns a new,
+ *      working descriptor, never the stolen number.
  * No trace file: the checks are the test.
  */
 #include "harness.h"
@@ -556,6 +560,40 @@ static void *scenario_m(void *arg)
     return NULL;
 }
 
+/* ---- N: RLRunLoopGetPollDescriptor right after the descriptor was closed -- */
+
+static void *scenario_n(void *arg)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopGetPollDescriptor(rl);
+    counter_t c = { 0 };
+    RLRunLoopSourceRef s = counter_source(&c, 0);
+    RLRunLoopAddSource(rl, s, M);
+    RLRunLoopGetTimeout(rl, M);
+
+    close(fd);  /* the mistake */
+    int stolen = open("/dev/null", O_RDONLY);  /* the lowest free number: fd's */
+    CHECK(stolen == fd);
+    g_last_code = 0;
+    int fresh = RLRunLoopGetPollDescriptor(rl);
+    CHECK(g_last_code == kRLErrorInvalidArgument);
+    CHECK(fresh >= 0 && fresh != stolen);
+    g_last_code = 0;
+    CHECK(RLRunLoopGetPollDescriptor(rl) == fresh);  /* reported once */
+    CHECK(RLRunLoopGetTimeout(rl, M) != 0 && g_last_code == 0);
+    CHECK(!readable(fresh, 0));
+    RLRunLoopSourceSignalAndWakeUp(s);
+    CHECK(readable(fresh, 1000));  /* it works */
+    CHECK(RLRunLoopRunPending(rl, M) == kRLRunLoopRunTimedOut);
+    CHECK(c.performed == 1);
+    CHECK(!readable(fresh, 0));
+    CHECK(fcntl(stolen, F_GETFD) >= 0);  /* not touched */
+    close(stolen);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    return NULL;
+}
+
 int main(void)
 {
     alarm(getenv("RL_UNDER_VALGRIND") ? 250 : 60);  /* a hang fails */
@@ -571,6 +609,7 @@ int main(void)
     embed_thread(scenario_k);
     embed_thread(scenario_l);
     embed_thread(scenario_m);
+    embed_thread(scenario_n);
     if (harness_failures) fprintf(stderr, "%d check(s) failed\n", harness_failures);
     return harness_failures;
 }

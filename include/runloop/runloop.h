@@ -505,13 +505,15 @@ void RLRunLoopStop(RLRunLoopRef rl);
  *     then it is closed.  Hold a reference (RLRetain) while a driver uses it.
  *   - Closing the descriptor (it is the loop's: do not close it): the loop
  *     itself is not harmed (the descriptor is a wait set of its own around
- *     the loop's), no work is lost, and the next RLRunLoopGetTimeout or
- *     RLRunLoopRunPending reports kRLErrorInvalidArgument ("poll
- *     descriptor N is no longer the loop's"); RLRunLoopGetPollDescriptor
- *     then returns a new descriptor, never with the old number (a driver
- *     that compares numbers sees the change).  The library never closes or touches
- *     the old number again.  Until the driver moves to the new descriptor
- *     it hears of the loop's work only through its timeout.
+ *     the loop's), no work is lost, and the next RLRunLoopGetPollDescriptor,
+ *     RLRunLoopGetTimeout or RLRunLoopRunPending, whichever comes first,
+ *     reports kRLErrorInvalidArgument ("poll descriptor N is no longer the
+ *     loop's"), once; RLRunLoopGetPollDescriptor then returns (or, if it
+ *     noticed, returns at once) a new descriptor, never with the old number,
+ *     though an open() since may own it (a driver that compares numbers sees
+ *     the change).  The library never closes or touches the old number
+ *     again.  Until the driver moves to the new descriptor it hears of the
+ *     loop's work only through its timeout.
  *   - RLRunLoopRunPending from inside a callout of the same loop is a nested
  *     run (as RLRunLoopRunInMode from a callout), allowed; the outermost
  *     run prepares the loop when it returns.  RLRunLoopGetTimeout from a
@@ -520,9 +522,10 @@ void RLRunLoopStop(RLRunLoopRef rl);
 
 /* The loop's poll descriptor: readable while the loop has work in the mode
  * it was last prepared for (see above).  Made on first call; the same number
- * afterwards.  Owned by the loop: do not close it, read it or change its
- * flags; poll it (poll, epoll, select, a GSource, uv_poll_t, asyncio's
- * add_reader) for reading.  It is close-on-exec.  Any thread.  -1 with an
+ * afterwards, unless the caller closed it: then a new one, with
+ * kRLErrorInvalidArgument (see above).  Owned by the loop: do not close it,
+ * read it or change its flags; poll it (poll, epoll, select, a GSource,
+ * uv_poll_t, asyncio's add_reader) for reading.  It is close-on-exec.  Any thread.  -1 with an
  * error on a bad handle, a loop whose thread has exited (kRLErrorLoopGone),
  * or when out of descriptors (kRLErrorResources). */
 int RLRunLoopGetPollDescriptor(RLRunLoopRef rl);

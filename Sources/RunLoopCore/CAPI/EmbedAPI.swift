@@ -6,7 +6,9 @@ import CRunLoop
 public func rlRunLoopGetPollDescriptor(_ rl: RLRunLoopRef?) -> Int32 {
     borrow(rl, as: .runLoop, "RLRunLoopGetPollDescriptor", orElse: -1) { (loop: Loop) in
         switch loop.pollDescriptor() {
-        case .success(let fd): return fd
+        case .success(let (fd, lost)):
+            if let lost { reportLostPollDescriptor(lost, "RLRunLoopGetPollDescriptor") }
+            return fd
         case .failure(let failure):
             reportEmbedFailure(failure, "RLRunLoopGetPollDescriptor")
             return -1
@@ -59,5 +61,5 @@ private func reportEmbedFailure(_ failure: Loop.EmbedFailure, _ function: Static
 private func reportLostPollDescriptor(_ fd: Int32, _ function: StaticString) {
     reportError(function, .invalidArgument,
                 "poll descriptor \(fd) is no longer the loop's (closed by the caller?): "
-                + "RLRunLoopGetPollDescriptor returns a new one; the pending work was not lost")
+                + "RLRunLoopGetPollDescriptor returns a new one (never number \(fd)); the pending work was not lost")
 }

@@ -35,12 +35,14 @@ extension Loop {
         case commonModes
     }
 
-    /// The poll descriptor, made on first use.  Any thread.
-    package func pollDescriptor() -> Result<Int32, EmbedFailure> {
+    /// The poll descriptor, made on first use (and anew when the caller
+    /// closed the last one: `lost`, see Poller.pollDescriptorLocked).  Any
+    /// thread.
+    package func pollDescriptor() -> Result<(fd: Int32, lost: Int32?), EmbedFailure> {
         lock.withLock {
             if isDead { return .failure(.gone) }
-            guard makePoller(), let fd = withPoller({ $0.pollDescriptorLocked() }) else { return .failure(.resources) }
-            return .success(fd)
+            guard makePoller(), let made = withPoller({ $0.pollDescriptorLocked() }) else { return .failure(.resources) }
+            return .success(made)
         }
     }
 

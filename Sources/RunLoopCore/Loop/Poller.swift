@@ -384,9 +384,13 @@ package final class Poller: @unchecked Sendable {
     private var lostExportFD: Int32 = -1
 
     /// The poll descriptor, made on first use; nil if the system refuses
-    /// one.  Lock held; not after `shutdown`.
-    package func pollDescriptorLocked() -> Int32? {
-        if exportFD >= 0 { return exportFD }
+    /// one.  The one handed out before is checked first (one epoll_ctl):
+    /// if the caller closed it, its number may name another file already,
+    /// so a new one is made and the old number returned as `lost`, for
+    /// the caller to report.  Lock held; not after `shutdown`.
+    package func pollDescriptorLocked() -> (fd: Int32, lost: Int32?)? {
+        let lost = checkPollDescriptorLocked()
+        if exportFD >= 0 { return (exportFD, nil) }
         var fd = rl_epoll_create()
         guard fd >= 0 else { return nil }
         // Not the number of one found closed: a driver that compares
@@ -400,7 +404,7 @@ package final class Poller: @unchecked Sendable {
             return nil
         }
         exportFD = fd
-        return fd
+        return (fd, lost)
     }
 
     /// Whether the poll descriptor handed out is still the loop's: the
