@@ -405,7 +405,7 @@ extension Result {
         var generator = SystemRandomNumberGenerator()
         for seq in 1...2000 {
             let deadline = UInt64.random(in: 0..<50, using: &generator)
-            heap.push(.init(deadline: deadline, seq: UInt64(seq), slot: seq))
+            _ = heap.push(.init(deadline: deadline, seq: UInt64(seq), slot: seq))
             expected.append((deadline, UInt64(seq)))
         }
         expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
