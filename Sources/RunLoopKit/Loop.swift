@@ -85,6 +85,10 @@ public final class Loop: Sendable, Hashable, CustomStringConvertible {
             return .finished
         }
         guard let name = mode.interned else { return .finished }
+        guard !name.isCommonModes else {
+            reportError("Loop.run", .invalidArgument, LoopError.commonModes.description)
+            return .finished
+        }
         return RunResult(engine.run(name, seconds: duration.seconds, returnAfterSourceHandled: returnAfterSourceHandled))
     }
 

@@ -101,7 +101,8 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system refused a descriptor, or memory ran out.
     case outOfResources
     /// ``Loop/Mode/common`` was given where a mode the loop runs in is
-    /// needed (``Loop/timeout(in:)``, ``Loop/runPending(in:)``): it stands
+    /// needed (``Loop/timeout(in:)``, ``Loop/runPending(in:)``; ``Loop/run(in:for:returnAfterSourceHandled:)``
+    /// reports it and returns `.finished`, as CF does): it stands
     /// for a set of modes, and a loop runs in one mode at a time.
     case commonModes
 

@@ -84,6 +84,7 @@ private final class Count: @unchecked Sendable { var value = 0 }
 
             #expect(throws: LoopError.commonModes) { try loop.timeout(in: .common) }
             #expect(throws: LoopError.commonModes) { try loop.runPending(in: .common) }
+            #expect(loop.run(in: .common, for: .seconds(5)) == .finished)  // at once, as CF
             loop.wakeUp()  // prepared for no mode: nothing to tell
             #expect(!readable(fd))
 

@@ -223,10 +223,10 @@ static void *scenario_b(void *arg)
     CHECK(o.performed == 1 && b_fired == 1);
 
     /* as CF: a run in the pseudo-mode finishes at once (CF logs "invalid
-     * mode" once; RLRunLoopRunInMode reports nothing, as before) */
+     * mode"; RLRunLoopRunInMode reports it, as the embedding calls do) */
     g_last_code = 0;
     CHECK(RLRunLoopRunInMode(kRLRunLoopCommonModes, 0, false) == kRLRunLoopRunFinished);
-    CHECK(g_last_code == 0);
+    CHECK(g_last_code == kRLErrorInvalidArgument);
 
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);

@@ -393,8 +393,11 @@ void RLRunLoopRun(void);
 /* Runs the current thread's loop in `mode` for at most `seconds` (0 or less:
  * one pass without sleeping).  Returns a kRLRunLoopRun... value.  Returns
  * kRLRunLoopRunFinished at once, with no Entry/Exit notifications, when the
- * mode has no sources, no timers and no queued work, or when `mode` is
- * kRLRunLoopCommonModes (or a mode that does not exist).  On the main
+ * mode has no sources, no timers and no queued work, or does not exist.
+ * kRLRunLoopCommonModes is not a mode a loop runs in: the call reports
+ * kRLErrorInvalidArgument and returns kRLRunLoopRunFinished (CF returns
+ * Finished and logs "invalid mode"), as RLRunLoopGetTimeout and
+ * RLRunLoopRunPending refuse it.  On the main
  * thread, a common mode of the main loop is never empty, as in CF, whose
  * main loop always serves libdispatch's main queue there: a run of it
  * with nothing in it (or after its only timer fired) lasts its `seconds`

@@ -70,6 +70,12 @@ public func rlRunLoopRunInMode(_ mode: RLRunLoopMode?, _ seconds: RLTimeInterval
                                _ returnAfterSourceHandled: RLBoolean) -> RLRunLoopRunResult {
     guard let name = modeArgument(mode, "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
     guard finiteArgument(seconds, "seconds", "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
+    guard !name.isCommonModes else {
+        // CF returns Finished and logs "invalid mode"; so does this, through the error channel.
+        reportError("RLRunLoopRunInMode", .invalidArgument,
+                    "kRLRunLoopCommonModes is not a mode a loop runs in: name a mode")
+        return RunResult.finished.rawValue
+    }
     guard let loop = Registry.shared.current() else {
         reportError("RLRunLoopRunInMode", .resources, "no run loop for this thread")
         return RunResult.finished.rawValue
