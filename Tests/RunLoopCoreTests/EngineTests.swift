@@ -348,14 +348,15 @@ extension Result {
         let timer = Timer(fireDate: 0, interval: 0, order: 0, callout: .function(nil, RLRunLoopTimerContext()))
         var generator = SystemRandomNumberGenerator()
         for shape in 0 ..< 3 {
-            var entries = (1 ... 3000).map { TimerHeap.Entry(deadline: UInt64($0 / 3), seq: UInt64($0), slot: $0) }
-            if shape == 1 { entries.reverse() }
-            if shape == 2 { entries.shuffle(using: &generator) }
+            let inOrder = (1 ... 3000).map { DueToken(TimerHeap.Entry(deadline: UInt64($0 / 3), seq: UInt64($0), slot: $0)) }
+            var tokens = inOrder
+            if shape == 1 { tokens.reverse() }
+            if shape == 2 { tokens.shuffle(using: &generator) }
             let due = DueTimers()
-            due.reserve(entries.count)
-            for entry in entries { due.append(DueTimer(timer: .passUnretained(timer), entry: entry)) }
+            due.reserve(tokens.count)
+            for token in tokens { due.append(DueTimer(timer: .passUnretained(timer), token: token)) }
             due.sortByDeadline()
-            #expect((0 ..< due.count).map { due[$0].entry.seq } == (1 ... 3000).map { UInt64($0) })
+            #expect((0 ..< due.count).map { due[$0].token } == inOrder)
             due.removeAll()
         }
     }

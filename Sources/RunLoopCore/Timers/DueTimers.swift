@@ -1,8 +1,8 @@
-/// A timer due in this pass, with the pass's reference to it and the heap
-/// entry it was due by (see Loop.fireDueTimers).
+/// A timer due in this pass, with the pass's reference to it and the
+/// token of the schedule it was due by (see Loop.fireDueTimers).
 package struct DueTimer: BitwiseCopyable {
     package let timer: Unmanaged<Timer>
-    package let entry: TimerHeap.Entry
+    package let token: DueToken
 }
 
 /// The timers a pass fires, kept by the loop from pass to pass (a
@@ -43,18 +43,18 @@ final class DueTimers {
 
     /// Puts the list in firing order: by deadline, FIFO among equal ones
     /// (the heap's order).  Often in order already (a heap filled in
-    /// deadline order, see TimerHeap.duePositions): one pass checks.
+    /// deadline order, see ModeTimers.collectDue): one pass checks.
     /// Otherwise sorted in place (MallocList.sort: no allocation).
     func sortByDeadline() {
         let count = list.count
         guard count > 1 else { return }
         var sorted = true
-        for i in 1 ..< count where list[i].entry.precedes(list[i - 1].entry) {
+        for i in 1 ..< count where list[i].token.precedes(list[i - 1].token) {
             sorted = false
             break
         }
         if sorted { return }
-        list.sort { $0.entry.precedes($1.entry) }
+        list.sort { $0.token.precedes($1.token) }
     }
 
     /// Empties both lists; each keeps its memory unless it holds more

@@ -31,8 +31,8 @@ extension Loop {
     /// The earliest fire date of the mode's valid timers, or 0.
     package func nextTimerFireDate(in name: ModeName) -> Double {
         lock.withLock {
-            guard let mode = existingModeLocked(name), let entry = mode.timers.earliest() else { return 0 }
-            return mode.timers.timer(at: entry.slot)._withUnsafeGuaranteedRef { $0.nextFireDate }
+            guard let mode = existingModeLocked(name), let timer = mode.timers.earliestTimer() else { return 0 }
+            return timer._withUnsafeGuaranteedRef { $0.nextFireDate }
         }
     }
 
@@ -73,7 +73,7 @@ extension Loop {
             let listed = due[i]
             // The pass's reference keeps the timer alive until the release below.
             listed.timer._withUnsafeGuaranteedRef { timer in
-                guard let (epoch, deadline) = takeToFire(timer, listed.entry, in: mode, now: timing.latestReading)
+                guard let (epoch, deadline) = takeToFire(timer, listed.token, in: mode, now: timing.latestReading)
                 else { return }
                 callOutToTimer(timer, due: deadline, &timing)
                 if timer.repeats { reschedule(timer, firedAtEpoch: epoch) } else { expire(timer) }
@@ -91,14 +91,14 @@ extension Loop {
     /// scheduled again after its callout.  Returns its schedule's epoch
     /// (0 for a one-shot timer, which does not need it) and the deadline
     /// it fires for; nil if it does not fire.
-    private func takeToFire(_ timer: Timer, _ entry: TimerHeap.Entry, in mode: Mode,
+    private func takeToFire(_ timer: Timer, _ token: DueToken, in mode: Mode,
                             now: UInt64) -> (epoch: UInt32, deadline: UInt64)? {
         lock.withLock {
             guard timer.isValid, !timer.firing else { return nil }
             let fire: (epoch: UInt32, deadline: UInt64)?
-            if !timer.repeats && mode.timers.isLive(entry) {
+            if !timer.repeats && mode.timers.isLive(token) {
                 // Scheduled as when the list was made: due, and this loop's.
-                fire = (0, entry.deadline)
+                fire = (0, token.deadline)
             } else {
                 // Moved, removed or fired since (or repeating: its epoch is
                 // needed): the timer's own schedule says.

@@ -10,6 +10,11 @@
 /// operation below is a single access to the mode, whatever it touches
 /// inside (the runtime's exclusivity check is paid once per operation,
 /// not once per field).  Guarded by the owning loop's lock.
+///
+/// The queue's files are this one, TimerHeap and TimerSlots: the rest of
+/// the engine knows a timer's slot (its placement) and the `DueToken`s
+/// of `collectDue`, never a heap entry, so a change to the queue stays
+/// in these three files.
 package struct ModeTimers: ~Copyable {
     private var slots = TimerSlots()
     private var heap = TimerHeap()
@@ -50,22 +55,19 @@ package struct ModeTimers: ~Copyable {
         return timer
     }
 
-    /// The timer in `slot`, with no reference of its own: valid while the
-    /// loop's lock is held and the timer stays in the slot.
-    package func timer(at slot: Int) -> Unmanaged<Timer> { slots.timer(at: slot) }
-
     package var all: [Timer] { slots.timers }
 
-    /// Appends the timers due by `now` to `due`, each with its live entry
-    /// and a reference of the list's own, in the heap's order (see
-    /// TimerHeap.duePositions).  They stay scheduled.  If memory runs out,
-    /// the list holds the earliest levels' and the others stay due.
+    /// Appends the timers due by `now` to `due`, each with a reference of
+    /// the list's own and the token of the schedule it is due by, in the
+    /// heap's order (see TimerHeap.duePositions).  They stay scheduled.
+    /// If memory runs out, the list holds the earliest levels' and the
+    /// others stay due.
     func collectDue(now: UInt64, into due: DueTimers) {
         heap.duePositions(now: now, into: &due.positions)
         due.reserve(due.positions.count)
         for i in 0 ..< due.positions.count where due.hasRoom {
             let entry = heap.entry(at: Int(due.positions[i]))
-            if isLive(entry) { due.append(DueTimer(timer: slots.timer(at: entry.slot).retain(), entry: entry)) }
+            if isLive(entry) { due.append(DueTimer(timer: slots.timer(at: entry.slot).retain(), token: DueToken(entry))) }
         }
     }
 
@@ -116,15 +118,27 @@ package struct ModeTimers: ~Copyable {
 
     /// True if the entry is still its timer's current schedule in this mode.
     @inline(__always)
-    package func isLive(_ entry: TimerHeap.Entry) -> Bool { slots.seq(at: entry.slot) == entry.seq }
+    private func isLive(_ entry: TimerHeap.Entry) -> Bool { slots.seq(at: entry.slot) == entry.seq }
+
+    /// True if the schedule `token` was listed by is still its timer's
+    /// current one in this mode: not moved, removed or fired since.
+    @inline(__always)
+    package func isLive(_ token: DueToken) -> Bool { isLive(token.entry) }
 
     /// The earliest live entry, dropping stale ones from the top.
-    package mutating func earliest() -> TimerHeap.Entry? {
+    private mutating func earliest() -> TimerHeap.Entry? {
         while let top = heap.top {
             if isLive(top) { return top }
             heap.pop()
         }
         return nil
+    }
+
+    /// The timer due first, nil when none is scheduled; with no reference
+    /// of its own: valid while the loop's lock is held and the timer stays
+    /// in the mode.
+    package mutating func earliestTimer() -> Unmanaged<Timer>? {
+        earliest().map { slots.timer(at: $0.slot) }
     }
 
     /// When the loop must wake for these timers.  Each timer may fire
@@ -165,4 +179,23 @@ package struct ModeTimers: ~Copyable {
         count = 0
         heap.removeAll()
     }
+}
+
+/// The schedule a due timer was listed by (ModeTimers.collectDue): its
+/// deadline and its place among equal deadlines.  Opaque to the pass:
+/// `ModeTimers.isLive` says whether it is still the timer's schedule.
+package struct DueToken: BitwiseCopyable, Equatable {
+    fileprivate let entry: TimerHeap.Entry
+
+    /// Internal: made by `collectDue` (and by tests).
+    init(_ entry: TimerHeap.Entry) { self.entry = entry }
+
+    /// When the timer was due.
+    package var deadline: UInt64 { entry.deadline }
+
+    /// Firing order: by deadline, FIFO among equal ones (the heap's order).
+    @inline(__always)
+    package func precedes(_ other: DueToken) -> Bool { entry.precedes(other.entry) }
+
+    package static func == (a: DueToken, b: DueToken) -> Bool { !a.precedes(b) && !b.precedes(a) }
 }
