@@ -228,7 +228,7 @@ extension Loop {
         if let owner { return owner }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
         timer.removeAllPlacements { mode, slot in
-            deferred.release(owned: mode.removeTimer(slot: slot))
+            deferred.release(owned: mode.timers.remove(slot: slot))
         }
         return nil
     }
@@ -320,7 +320,7 @@ extension Loop {
         // nil: already in the mode, nothing to add.  A firing timer is
         // scheduled in all its modes after its callout.
         let inserted: Result<Int, AddFailure>? = timer.placement(in: mode) != nil
-            ? nil : mode.insertTimer(timer, scheduleAt: timer.firing ? nil : deadline)
+            ? nil : mode.timers.insert(timer, scheduleAt: timer.firing ? nil : deadline)
         // Not inserted: no new membership.
         guard case .success(let slot) = inserted else {
             timer.withSchedule { $0.tie.leave(times: 1) }
@@ -372,7 +372,7 @@ extension Loop {
         case .timer(let timer):
             guard let placement = timer.removePlacement(from: mode) else { return }
             // `deferred` takes over the mode's reference, dropped once unlocked.
-            deferred.release(owned: mode.removeTimer(slot: placement.slot))
+            deferred.release(owned: mode.timers.remove(slot: placement.slot))
             item.untie()
             return
         }

@@ -38,7 +38,7 @@ extension Loop {
                 items += mode.observers.map { .observer($0.observer) }
                 items += mode.timers.all.map { .timer($0) }
                 for item in items { eraseLocked(item, from: mode, &deferred) }
-                mode.resetTimers()
+                mode.timers.reset()
             }
             return queued
         }

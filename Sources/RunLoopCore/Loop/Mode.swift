@@ -17,11 +17,10 @@ package final class Mode {
     @exclusivity(unchecked) var observerMask: UInt = 0 {
         didSet { observerHint.store(observerMask, ordering: .releasing) }
     }
-    /// Copies of `observerMask` and `timers.count` readable without the
-    /// loop's lock (PassHints.swift).
+    /// A copy of `observerMask` readable without the loop's lock
+    /// (PassHints.swift).
     package let observerHint = Atomic<UInt>(0)
-    package let timerHint = Atomic<Int>(0)
-    /// Its timers and their heap (ModeTimers.swift).
+    /// Its timers, their heap and their count's hint (ModeTimers.swift).
     @exclusivity(unchecked) var timers = ModeTimers()
 
     package init(name: ModeName) { self.name = name }
@@ -91,34 +90,6 @@ package final class Mode {
         observers.contains { $0.observer === observer }
     }
 
-    // MARK: timers (all under the loop's lock)
-
-    /// Takes a reference to `timer` and schedules it (see
-    /// ModeTimers.insert); nil if the mode is full.
-    package func insertTimer(_ timer: Timer, scheduleAt deadline: UInt64?) -> Result<Int, AddFailure> {
-        let inserted = timers.insert(timer, scheduleAt: deadline)
-        if case .success = inserted { bumpTimerHint(by: 1) }
-        return inserted
-    }
-
-    /// Empties a slot and hands the mode's reference to the caller (see
-    /// ModeTimers.remove).
-    package func removeTimer(slot: Int) -> Unmanaged<Timer> {
-        let timer = timers.remove(slot: slot)
-        bumpTimerHint(by: -1)
-        return timer
-    }
-
-    /// `timerHint` follows the count (lock held: no other writer).
-    private func bumpTimerHint(by delta: Int) {
-        timerHint.store(timerHint.load(ordering: .relaxed) + delta, ordering: .releasing)
-    }
-
-    /// Forgets every timer (teardown, after each was removed).
-    package func resetTimers() {
-        timers.reset()
-        timerHint.store(0, ordering: .releasing)
-    }
 }
 
 /// The version-1 sources of one mode on one descriptor, in the order they

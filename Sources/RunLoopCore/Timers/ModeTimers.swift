@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A mode's timers: the slots that hold them and the heap that orders
 /// their deadlines.  A timer's placement records its slot, and the slot
 /// the sequence number of its live heap entry (0: none, while it fires).
@@ -9,7 +11,8 @@
 /// One value, reached through one stored property of its Mode: each
 /// operation below is a single access to the mode, whatever it touches
 /// inside (the runtime's exclusivity check is paid once per operation,
-/// not once per field).  Guarded by the owning loop's lock.
+/// not once per field).  Guarded by the owning loop's lock, but for
+/// `hint`, read without it.
 ///
 /// The queue's files are this one, TimerHeap and TimerSlots: the rest of
 /// the engine knows a timer's slot (its placement) and the `DueToken`s
@@ -20,6 +23,10 @@ package struct ModeTimers: ~Copyable {
     private var heap = TimerHeap()
     /// How many timers the slots hold.
     package private(set) var count = 0
+    /// A copy of `count` readable without the loop's lock: a pass in a
+    /// mode with no timer skips the lock for them (Loop.mayHaveWork).
+    /// Written here only, with the lock held.
+    package let hint = Atomic<Int>(0)
     /// The last sequence number given to an entry, and the largest one an
     /// entry can hold (lowered by tests).
     private var lastSeq: UInt64 = 0
@@ -42,6 +49,7 @@ package struct ModeTimers: ~Copyable {
         count += 1
         let slot = slots.insert(.passRetained(timer))
         if let deadline { schedule(slot: slot, deadline: deadline) }
+        hint.store(count, ordering: .releasing)
         return .success(slot)
     }
 
@@ -51,6 +59,7 @@ package struct ModeTimers: ~Copyable {
     package mutating func remove(slot: Int) -> Unmanaged<Timer> {
         let timer = slots.remove(slot)
         count -= 1
+        hint.store(count, ordering: .releasing)
         compactIfSparse()
         return timer
     }
@@ -177,6 +186,7 @@ package struct ModeTimers: ~Copyable {
     package mutating func reset() {
         slots.removeAll()
         count = 0
+        hint.store(0, ordering: .releasing)
         heap.removeAll()
     }
 }
