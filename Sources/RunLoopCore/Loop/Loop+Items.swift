@@ -151,18 +151,6 @@ extension Loop {
         return result
     }
 
-    /// `add` for a timer: no canonical item to look for (a timer is only
-    /// ever itself), so a concrete mode goes straight to its insertion.
-    package func add(timer: Timer, to name: ModeName) -> Result<Void, AddFailure> {
-        if name.isCommonModes { return add(.timer(timer), to: name) }
-        var deferred = Deferred()
-        let result: Result<Void, AddFailure> = lock.withLock {
-            isDead ? .failure(.loopGone) : insertTimerLocked(timer, into: name, &deferred)
-        }
-        deferred.run()
-        return result
-    }
-
     package func remove(_ item: ModeItem, from name: ModeName) {
         var deferred = Deferred()
         withCanonical(item) { item in
@@ -210,29 +198,6 @@ extension Loop {
         }
     }
 
-    /// The same for a timer (no type test): it knows its modes, so no walk
-    /// over every mode either.  Returns the loop the timer belongs to if
-    /// that is another one (a callout moved it there), where nothing was
-    /// removed.
-    @discardableResult
-    package func removeTimerEverywhereLocked(_ timer: Timer, _ deferred: inout Deferred) -> Loop? {
-        let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
-        // One stripe hold: it is still this loop's (a callout may have
-        // moved it to another loop, whose lock guards its placements then),
-        // and it leaves every membership here.
-        let owner = timer.withSchedule { s -> Loop? in
-            guard s.loop === self else { return s.loop }
-            s.tie.leave(times: Int32(timer.placementCount) + (common ? 1 : 0))
-            return nil
-        }
-        if let owner { return owner }
-        if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
-        timer.removeAllPlacements { mode, slot in
-            deferred.release(owned: mode.timers.remove(slot: slot))
-        }
-        return nil
-    }
-
     // An item belongs to this loop while it is in one of its modes or in its
     // common items: that tie is what invalidation follows (the source's
     // loops, the observer's and timer's owner), so a common item that was
@@ -272,13 +237,15 @@ extension Loop {
     }
 
     /// Puts an item into one concrete mode.  Lock held; the schedule
-    /// callout and nothing else is deferred.
+    /// callout and the wake-ups are deferred.  A timer takes its own path
+    /// (Timers/Loop+Timers.swift).
     private func insertLocked(_ item: ModeItem, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
-        if case .timer(let timer) = item { return insertTimerLocked(timer, into: name, &deferred) }
-        if let failure = ownershipFailure(item) { return .failure(failure) }
-        let mode = modeLocked(name)
         switch item {
+        case .timer(let timer):
+            return insertTimerLocked(timer, into: name, &deferred)
         case .source(let source):
+            guard source.isValid else { return .failure(.invalidItem) }
+            let mode = modeLocked(name)
             guard mode.insertSource(source) else { return .success(()) }
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
@@ -295,45 +262,13 @@ extension Loop {
             }
             if source.hasSchedule { deferred.call { source.schedule(self, name) } }
         case .observer(let observer):
+            if let failure = ownershipFailure(item) { return .failure(failure) }
+            let mode = modeLocked(name)
             guard !mode.containsObserver(observer) else { return .success(()) }
             item.tie(to: self)
             mode.insertObserver(observer, added: nextSequence())
-        case .timer:
-            return .success(())  // not reached: insertTimerLocked, above
         }
         item.object.retainRef()
-        return .success(())
-    }
-
-    /// `insertLocked` for a timer: the ownership check and the tie to this
-    /// loop are one stripe hold.
-    private func insertTimerLocked(_ timer: Timer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
-        guard timer.isValid else { return .failure(.invalidItem) }
-        // Tied to this loop in the same hold as the check and the read.
-        let deadline: UInt64? = timer.withSchedule { s in
-            guard s.tie.allows(self) else { return nil }
-            s.tie.join(self)
-            return s.deadline
-        }
-        guard let deadline else { return .failure(.wrongLoop) }
-        let mode = modeLocked(name)
-        // nil: already in the mode, nothing to add.  A firing timer is
-        // scheduled in all its modes after its callout.
-        let inserted: Result<Int, AddFailure>? = timer.placement(in: mode) != nil
-            ? nil : mode.timers.insert(timer, scheduleAt: timer.firing ? nil : deadline)
-        // Not inserted: no new membership.
-        guard case .success(let slot) = inserted else {
-            timer.withSchedule { $0.tie.leave(times: 1) }
-            if case .failure(let failure) = inserted { return .failure(failure) }
-            return .success(())
-        }
-        timer.insertPlacement(TimerPlacement(mode: Unmanaged.passUnretained(mode), slot: slot))
-        // A loop asleep in this mode must re-arm for the new timer.
-        // Or waited for in it from outside: the poll descriptor must report it.
-        if (runs.last?.mode === mode && !isOwnThread) || (runs.isEmpty && parkedModeName == mode.name) {
-            deferred.call { self.wakeUp() }
-        }
-        timer.retainRef()
         return .success(())
     }
 
@@ -357,9 +292,14 @@ extension Loop {
         eraseLocked(item, from: mode, &deferred)
     }
 
+    /// The same in a mode at hand.  A timer takes its own path
+    /// (Timers/Loop+Timers.swift).
     func eraseLocked(_ item: ModeItem, from mode: Mode, _ deferred: inout Deferred) {
         let name = mode.name
         switch item {
+        case .timer(let timer):
+            eraseTimerLocked(timer, from: mode, &deferred)
+            return
         case .source(let source):
             guard mode.removeSource(source) else { return }
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
@@ -369,12 +309,6 @@ extension Loop {
         case .observer(let observer):
             guard mode.removeObserver(observer) else { return }
             item.untie()
-        case .timer(let timer):
-            guard let placement = timer.removePlacement(from: mode) else { return }
-            // `deferred` takes over the mode's reference, dropped once unlocked.
-            deferred.release(owned: mode.timers.remove(slot: placement.slot))
-            item.untie()
-            return
         }
         deferred.release(item.object)
     }

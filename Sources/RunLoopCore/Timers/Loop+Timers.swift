@@ -1,8 +1,93 @@
 import CRunLoopShims
 import Synchronization
 
+/// A timer's whole life in a loop: joining and leaving its modes, being
+/// scheduled, firing and expiring.  Only the callout itself is elsewhere,
+/// with the other kinds' (Loop.callOutToTimer, Callouts.swift).  What a
+/// mode holds of its timers is ModeTimers.
 extension Loop {
-    // MARK: timers
+    // MARK: joining and leaving modes
+
+    /// `add` for a timer: no canonical item to look for (a timer is only
+    /// ever itself), so a concrete mode goes straight to its insertion.
+    package func add(timer: Timer, to name: ModeName) -> Result<Void, AddFailure> {
+        if name.isCommonModes { return add(.timer(timer), to: name) }
+        var deferred = Deferred()
+        let result: Result<Void, AddFailure> = lock.withLock {
+            isDead ? .failure(.loopGone) : insertTimerLocked(timer, into: name, &deferred)
+        }
+        deferred.run()
+        return result
+    }
+
+    /// Puts a timer into one concrete mode (Loop.insertLocked's path for
+    /// a timer): the ownership check and the tie to this loop are one
+    /// stripe hold.  Lock held; the wake-up is deferred.
+    func insertTimerLocked(_ timer: Timer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
+        guard timer.isValid else { return .failure(.invalidItem) }
+        // Tied to this loop in the same hold as the check and the read.
+        let deadline: UInt64? = timer.withSchedule { s in
+            guard s.tie.allows(self) else { return nil }
+            s.tie.join(self)
+            return s.deadline
+        }
+        guard let deadline else { return .failure(.wrongLoop) }
+        let mode = modeLocked(name)
+        // nil: already in the mode, nothing to add.  A firing timer is
+        // scheduled in all its modes after its callout.
+        let inserted: Result<Int, AddFailure>? = timer.placement(in: mode) != nil
+            ? nil : mode.timers.insert(timer, scheduleAt: timer.firing ? nil : deadline)
+        // Not inserted: no new membership.
+        guard case .success(let slot) = inserted else {
+            timer.withSchedule { $0.tie.leave(times: 1) }
+            if case .failure(let failure) = inserted { return .failure(failure) }
+            return .success(())
+        }
+        timer.insertPlacement(TimerPlacement(mode: Unmanaged.passUnretained(mode), slot: slot))
+        // A loop asleep in this mode must re-arm for the new timer.
+        // Or waited for in it from outside: the poll descriptor must report it.
+        if (runs.last?.mode === mode && !isOwnThread) || (runs.isEmpty && parkedModeName == mode.name) {
+            deferred.call { self.wakeUp() }
+        }
+        timer.retainRef()
+        return .success(())
+    }
+
+    /// Takes a timer out of one mode (Loop.eraseLocked's path for a
+    /// timer).  Lock held; `deferred` takes over the mode's reference,
+    /// dropped once unlocked.
+    func eraseTimerLocked(_ timer: Timer, from mode: Mode, _ deferred: inout Deferred) {
+        guard let placement = timer.removePlacement(from: mode) else { return }
+        deferred.release(owned: mode.timers.remove(slot: placement.slot))
+        timer.withSchedule { $0.tie.leave() }
+    }
+
+    /// Takes a timer out of every mode of this loop and out of its common
+    /// items (Loop.removeEverywhereLocked's path for a timer, and the
+    /// expiry's, with no type test): it knows its modes, so no walk over
+    /// every mode.  Lock held; the reference drops are deferred.  Returns
+    /// the loop the timer belongs to if that is another one (a callout
+    /// moved it there), where nothing was removed.
+    @discardableResult
+    package func removeTimerEverywhereLocked(_ timer: Timer, _ deferred: inout Deferred) -> Loop? {
+        let common = !commonItems.isEmpty && commonItems[ObjectIdentifier(timer)] != nil
+        // One stripe hold: it is still this loop's (a callout may have
+        // moved it to another loop, whose lock guards its placements then),
+        // and it leaves every membership here.
+        let owner = timer.withSchedule { s -> Loop? in
+            guard s.loop === self else { return s.loop }
+            s.tie.leave(times: Int32(timer.placementCount) + (common ? 1 : 0))
+            return nil
+        }
+        if let owner { return owner }
+        if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
+        timer.removeAllPlacements { mode, slot in
+            deferred.release(owned: mode.timers.remove(slot: slot))
+        }
+        return nil
+    }
+
+    // MARK: schedule and firing
 
     /// Schedules a timer at `deadline` in every mode of this loop holding
     /// it, each entry behind those already there (FIFO).  Lock held.
