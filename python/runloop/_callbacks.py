@@ -98,6 +98,9 @@ def _unraisable(error, message):
     sys.unraisablehook(hook_args)
 
 
+_capi.set_exception_reporter(_report)
+
+
 def _call(function, *args):
     try:
         function(*args)

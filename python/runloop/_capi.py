@@ -18,6 +18,7 @@ import atexit
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32,
                     c_long, c_ubyte, c_uint32, c_uint64, c_ulong, c_void_p)
@@ -221,6 +222,25 @@ _PROTOTYPES = {
 _thread = threading.local()
 
 
+def _report_unraisable(error):
+    sys.unraisablehook(type("UnraisableHookArgs", (), {
+        "exc_type": type(error), "exc_value": error, "exc_traceback": error.__traceback__,
+        "err_msg": "exception in the runloop error handler", "object": None}))
+
+
+# Where _on_error sends an exception raised inside it.  _callbacks, which
+# sits above this module, installs its own reporter here (set_exception_reporter)
+# so that this module never calls up into it.
+_exception_reporter = _report_unraisable
+
+
+def set_exception_reporter(report):
+    """Makes `report(error)` receive an exception raised inside the error
+    handler (a signal handler's, most likely: see _signals)."""
+    global _exception_reporter
+    _exception_reporter = report
+
+
 @ErrorHandler
 def _on_error(code, function, message, info):
     try:
@@ -232,8 +252,7 @@ def _on_error(code, function, message, info):
             return
         os.write(2, b"runloop: " + message + b"\n")  # what the default handler writes
     except BaseException as error:  # noqa: B902 - a signal handler's, most likely: see _signals
-        from . import _callbacks
-        _callbacks._report(error)
+        _exception_reporter(error)
 
 
 def _checked(function):
