@@ -25,6 +25,9 @@
 #                         with the toolchain hidden             (label packaging)
 #   python_pytest         python/tests under pytest, RUNLOOP_LIBRARY = the
 #                         freshly built librunloop.so.0           (label python)
+#   abi_python_prototypes Tests/abi/python_prototypes.py: every
+#                         python/runloop/_capi.py prototype matches the
+#                         header's declaration            (labels abi, python)
 #   test_ffi              Tests/ffi/test_ffi.c: every call through ffi_call
 #                         (+ memcheck_test_ffi)                      (label ffi)
 set(_rl_src "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -183,6 +186,16 @@ if(_rl_have_pytest)
 else()
   message(STATUS "python3 with pytest not found: no python_pytest test "
     "(python3 -m pip install pytest)")
+endif()
+
+# The package's ctypes prototypes (_capi.py) match include/runloop/*.h.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME abi_python_prototypes
+    COMMAND "${Python3_EXECUTABLE}" "${_rl_src}/Tests/abi/python_prototypes.py"
+      --include "${_rl_src}/include" --python "${_rl_src}/python" --cc "${CMAKE_C_COMPILER}")
+  set_tests_properties(abi_python_prototypes PROPERTIES
+    LABELS "abi;python" TIMEOUT 60
+    ENVIRONMENT "RUNLOOP_LIBRARY=$<TARGET_FILE:runloop>;PYTHONDONTWRITEBYTECODE=1")
 endif()
 
 # ---- libffi ----------------------------------------------------------------
