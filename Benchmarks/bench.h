@@ -1,7 +1,9 @@
 /*
  * bench.h — shared helpers of the benchmark programs in Benchmarks/:
  * clocks, percentiles, resource usage, the RESULT line format read by
- * scripts/bench.sh, and a seeded shuffle.
+ * scripts/bench.sh, the rows every program reports alike (report_pingpong,
+ * report_timers, report_spread, report_fds, report_idle, report_lateness,
+ * mem_report), and a seeded shuffle.
  *
  * Every program prints one line per measured value:
  *   RESULT <workload> <impl> <metric> <value> <unit>
@@ -192,12 +194,27 @@ static B_UNUSED void reset_peak_rss(void)
     if (f) { fputs("5", f); fclose(f); }
 }
 
-/* Reports the peak RSS a timers workload of n timers added over `base`
- * bytes, per timer (the "timers" rows with n >= 1M). */
-static B_UNUSED void report_timer_peak(const char *name, const char *impl, long base, long n)
+/* Starts a timers workload's memory measurement: restarts the peak RSS
+ * and returns the RSS to count it from (for report_timers). */
+static B_UNUSED long timers_rss_start(void)
 {
-    if (n < 1000000) return;
-    result(name, impl, "peak_rss_per_timer", (double)(peak_rss_bytes() - base) / (double)n, "B");
+    reset_peak_rss();
+    return rss_bytes();
+}
+
+/* Reports a timers workload of n timers whose adds ran from t0 to t1 and
+ * whose last firing came at t2 (now_ns): the total, the adds and the time
+ * per timer; with n >= 1M also the peak RSS over `rss0` per timer. */
+static B_UNUSED void report_timers(const char *impl, long n, uint64_t t0, uint64_t t1, uint64_t t2,
+                                   long rss0)
+{
+    char name[32];
+    snprintf(name, sizeof name, "timers%ld", n);
+    result(name, impl, "total", (double)(t2 - t0) / 1e6, "ms");
+    result(name, impl, "add", (double)(t1 - t0) / 1e6, "ms");
+    result(name, impl, "per_timer", (double)(t2 - t0) / (double)n, "ns");
+    if (n >= 1000000)
+        result(name, impl, "peak_rss_per_timer", (double)(peak_rss_bytes() - rss0) / (double)n, "B");
 }
 
 /* The spread workload's span: fire dates over the 2 ms after the first add. */
@@ -211,6 +228,37 @@ static B_UNUSED void report_spread(long n, const char *impl, uint64_t wall_ns, d
     snprintf(name, sizeof name, "spread%ld", n);
     result(name, impl, "total", (double)wall_ns / 1e6, "ms");
     result(name, impl, "cpu", cpu_us / 1e3, "ms");
+}
+
+/* Reports the pingpong workload's n round trips (ns): median and p99. */
+static B_UNUSED void report_pingpong(const char *impl, uint64_t *rtt, size_t n)
+{
+    result("pingpong", impl, "median", percentile(rtt, n, 50) / 1e3, "us");
+    result("pingpong", impl, "p99", percentile(rtt, n, 99) / 1e3, "us");
+}
+
+/* Reports the lateness workload's n firings (ns late, may be negative). */
+static B_UNUSED void report_lateness(const char *impl, int64_t *ns, size_t n)
+{
+    result("lateness", impl, "p50", percentile_i64(ns, n, 50) / 1e3, "us");
+    result("lateness", impl, "p99", percentile_i64(ns, n, 99) / 1e3, "us");
+}
+
+/* Reports the fds workload: `total` ns and `passes` loop passes (or
+ * waits) over `rounds` bursts of 1,000 ready pipes. */
+static B_UNUSED void report_fds(const char *impl, uint64_t total, long passes, long rounds)
+{
+    result("fds1000", impl, "per_burst", (double)total / (double)rounds, "ns");
+    result("fds1000", impl, "passes", (double)passes / (double)rounds, "x");
+}
+
+/* Reports an idle workload's context switches (less the one that ends
+ * it) and CPU time between two thread_usage samples. */
+static B_UNUSED void report_idle(const char *name, const char *impl, struct thread_usage u0,
+                                 struct thread_usage u1)
+{
+    result(name, impl, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
+    result(name, impl, "cpu", u1.cpu_us - u0.cpu_us, "us");
 }
 
 /* A shuffled 0..n-1 (fixed seed: every implementation gets the same). */
@@ -295,5 +343,34 @@ static B_UNUSED void need_fds(rlim_t need)
 struct malloc_stats { unsigned long calls; unsigned long bytes; unsigned long heap_in_use; };
 /* Weak: NULL in programs built without malloc_count.c. */
 struct malloc_stats malloc_stats_now(void) __attribute__((weak));
+
+/* Workload 8 (memory): heap bytes, malloc calls and RSS, sampled before
+ * and after making n of something, reported per item. */
+struct mem_sample { struct malloc_stats m; long rss; };
+
+/* Exits unless the program was built with malloc_count.c (the *_mem ones). */
+static B_UNUSED void need_malloc_counter(void)
+{
+    if (!malloc_stats_now) {
+        fprintf(stderr, "memory: this build has no malloc counter (use the _mem program)\n");
+        exit(2);
+    }
+}
+
+static B_UNUSED struct mem_sample mem_now(void)
+{
+    struct mem_sample s = { malloc_stats_now(), rss_bytes() };
+    return s;
+}
+
+static B_UNUSED void mem_report(const char *what, const char *impl, struct mem_sample a,
+                                struct mem_sample b, long n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "mem_%s", what);
+    result(name, impl, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
+    result(name, impl, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
+    result(name, impl, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
+}
 
 #endif /* RUNLOOP_BENCH_H */

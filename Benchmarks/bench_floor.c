@@ -83,8 +83,7 @@ static void bench_pingpong(long rounds)
     pthread_t b = spawn(pp_b, &p), a = spawn(pp_a, &p);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)n, 50) / 1e3, "us");
-    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)n, 99) / 1e3, "us");
+    report_pingpong(IMPL, p.rtt, (size_t)n);
 }
 
 struct flood { int fd, ep, producers; long items; pthread_barrier_t go; };
@@ -132,8 +131,7 @@ static void bench_lateness(long fires)
         wait_read(ep, fd);
         ns[i] = (int64_t)(now_ns() - due);
     }
-    result("lateness", IMPL, "p50", percentile_i64(ns, (size_t)fires, 50) / 1e3, "us");
-    result("lateness", IMPL, "p99", percentile_i64(ns, (size_t)fires, 99) / 1e3, "us");
+    report_lateness(IMPL, ns, (size_t)fires);
 }
 
 /* 1,000 pipes in one epoll set: write a byte to each, then epoll_wait
@@ -169,8 +167,7 @@ static void bench_fds(long rounds, B_UNUSED long unused)
         uint64_t t1 = now_ns();
         if (r >= 0) { total += t1 - t0; waits += w; }
     }
-    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
-    result("fds1000", IMPL, "passes", (double)waits / (double)rounds, "x");
+    report_fds(IMPL, total, waits, rounds);
     for (int i = 0; i < FDS; i++) { close(p[i][0]); close(p[i][1]); }
     close(ep);
     free(p);

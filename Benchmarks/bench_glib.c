@@ -121,8 +121,7 @@ static void bench_pingpong(long rounds)
     pthread_t b = spawn(pp_thread, a1), a = spawn(pp_thread, a0);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
-    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+    report_pingpong(IMPL, p.rtt, (size_t)rounds);
 }
 
 /* 2. throughput ------------------------------------------------------- */
@@ -219,19 +218,13 @@ static void *timers_thread(void *arg)
     GMainContext *ctx = thread_context();
     uint32_t *perm = shuffled((size_t)t->n);
     gint64 base = g_get_monotonic_time() - 1000000 - t->n;
-    reset_peak_rss();
-    long rss0 = rss_bytes();
+    long rss0 = timers_rss_start();
     uint64_t t0 = now_ns();
     for (long i = 0; i < t->n; i++) g_source_unref(fn_source(ctx, timer_fired, t, base + perm[i], TRUE));
     uint64_t t1 = now_ns();
     run_until(ctx, &t->done);
     uint64_t t2 = now_ns();
-    char name[32];
-    snprintf(name, sizeof name, "timers%ld", t->n);
-    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
-    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
-    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)t->n, "ns");
-    report_timer_peak(name, IMPL, rss0, t->n);
+    report_timers(IMPL, t->n, t0, t1, t2, rss0);
     free(perm);
     return NULL;
 }
@@ -339,8 +332,7 @@ static void *fds_thread(void *arg)
         uint64_t t1 = now_ns();
         if (r >= 0) { total += t1 - t0; passes += iterations; }
     }
-    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
-    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    report_fds(IMPL, total, passes, rounds);
     for (int i = 0; i < FDS; i++) {
         g_source_destroy(src[i]);
         g_source_unref(src[i]);
@@ -373,8 +365,7 @@ static void *idle_thread(void *arg)
     run_until(ctx, &done);
     struct thread_usage u1 = thread_usage();
     const char *name = with_timer ? "idle_timer" : "idle";
-    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
-    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    report_idle(name, IMPL, u0, u1);
     return NULL;
 }
 
@@ -409,33 +400,20 @@ static void *late_thread(void *arg)
     g_source_set_ready_time(s, ((LateSource *)s)->due);
     g_source_attach(s, ctx);
     run_until(ctx, &l->done);
-    result("lateness", IMPL, "p50", percentile_i64(l->ns, (size_t)l->fires, 50) / 1e3, "us");
-    result("lateness", IMPL, "p99", percentile_i64(l->ns, (size_t)l->fires, 99) / 1e3, "us");
+    report_lateness(IMPL, l->ns, (size_t)l->fires);
     return NULL;
 }
 
 /* 8. memory ----------------------------------------------------------- */
-struct mem_sample { struct malloc_stats m; long rss; };
-static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
-
-static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
-{
-    char name[32];
-    snprintf(name, sizeof name, "mem_%s", what);
-    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
-    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
-    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
-}
-
 static void bench_memory(long n)
 {
-    if (!malloc_stats_now) { fprintf(stderr, "memory: no malloc counter in this build\n"); exit(2); }
+    need_malloc_counter();
     enum { LOOPS = 64 };
     GMainContext *loops[LOOPS];
     struct mem_sample a = mem_now();
     for (int i = 0; i < LOOPS; i++) loops[i] = g_main_context_new();
     struct mem_sample b = mem_now();
-    mem_report("loop", a, b, LOOPS);
+    mem_report("loop", IMPL, a, b, LOOPS);
     GMainContext *ctx = loops[0];
     a = mem_now();
     for (long i = 0; i < n; i++) {
@@ -447,8 +425,8 @@ static void bench_memory(long n)
     b = mem_now();
     for (long i = 0; i < n; i++) g_source_unref(fn_source(ctx, source_performed, NULL, -1, FALSE));
     struct mem_sample c = mem_now();
-    mem_report("timer", a, b, n);
-    mem_report("source", b, c, n);
+    mem_report("timer", IMPL, a, b, n);
+    mem_report("source", IMPL, b, c, n);
 }
 
 int main(int argc, char **argv)

@@ -240,8 +240,7 @@ static void bench_pingpong(long rounds)
     pthread_t b = spawn(pp_thread_b, &p), a = spawn(pp_thread_a, &p);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
-    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+    report_pingpong(IMPL, p.rtt, (size_t)rounds);
     for (int i = 0; i < 2; i++) {
         X(RunLoopSourceInvalidate)(p.src[i]);
         X(Release)(p.src[i]);
@@ -425,8 +424,7 @@ static void *timers_thread(void *arg)
     uint32_t *perm = shuffled((size_t)s->n);
     /* 2.5e-7 s apart: two ulps of an absolute time near 2025, so distinct */
     double base = X(AbsoluteTimeGetCurrent)() - 1.0 - (double)s->n * 2.5e-7;
-    reset_peak_rss();
-    long rss0 = rss_bytes();
+    long rss0 = timers_rss_start();
     uint64_t t0 = now_ns();
     for (long i = 0; i < s->n; i++) {
         TimerRef t = new_timer(base + perm[i] * 2.5e-7, 0, s, timer_fired);
@@ -436,12 +434,7 @@ static void *timers_thread(void *arg)
     uint64_t t1 = now_ns();
     run_until(&s->done);
     uint64_t t2 = now_ns();
-    char name[32];
-    snprintf(name, sizeof name, "timers%ld", s->n);
-    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
-    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
-    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)s->n, "ns");
-    report_timer_peak(name, IMPL, rss0, s->n);
+    report_timers(IMPL, s->n, t0, t1, t2, rss0);
     free(perm);
     return NULL;
 }
@@ -592,8 +585,7 @@ static void *fds_thread(void *arg)
         uint64_t t1 = now_ns();
         if (r >= 0) { total += t1 - t0; passes += g_fd_passes; }
     }
-    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
-    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    report_fds(IMPL, total, passes, rounds);
     RLRunLoopObserverInvalidate(obs);
     RLRelease(obs);
     for (int i = 0; i < FDS; i++) {
@@ -698,8 +690,7 @@ static void *idle_thread(void *arg)
     struct thread_usage u1 = thread_usage();
     const char *name = with_timer ? "idle_timer" : "idle";
     result(name, IMPL, "wakeups", (double)(g_after_waiting - 1), "n");
-    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
-    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    report_idle(name, IMPL, u0, u1);
     if (t) { X(RunLoopTimerInvalidate)(t); X(Release)(t); }
     X(RunLoopObserverInvalidate)(o); X(Release)(o);
     X(RunLoopSourceInvalidate)(s); X(Release)(s);
@@ -732,8 +723,7 @@ static void *late_thread(void *arg)
     X(RunLoopTimerSetTolerance)(t, 0);
     X(RunLoopAddTimer)(rl, t, MODE);
     run_until(&l->done);
-    result("lateness", IMPL, "p50", percentile_i64(l->ns, (size_t)l->fires, 50) / 1e3, "us");
-    result("lateness", IMPL, "p99", percentile_i64(l->ns, (size_t)l->fires, 99) / 1e3, "us");
+    report_lateness(IMPL, l->ns, (size_t)l->fires);
     X(RunLoopTimerInvalidate)(t);
     X(Release)(t);
     return NULL;
@@ -742,18 +732,6 @@ static void *late_thread(void *arg)
 /* ------------------------------------------------------------------------
  * 8. memory: heap bytes, malloc calls and RSS per loop / timer / source.
  * ---------------------------------------------------------------------- */
-struct mem_sample { struct malloc_stats m; long rss; };
-static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
-
-static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
-{
-    char name[32];
-    snprintf(name, sizeof name, "mem_%s", what);
-    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
-    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
-    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
-}
-
 struct mem_loops { pthread_barrier_t before, go, after, exit; };
 
 static void *mem_loop_thread(void *arg)
@@ -795,8 +773,8 @@ static void *mem_items_thread(void *arg)
         X(RunLoopAddSource)(rl, s[i], MODE);
     }
     struct mem_sample c = mem_now();
-    mem_report("timer", a, b, n);
-    mem_report("source", b, c, n);
+    mem_report("timer", IMPL, a, b, n);
+    mem_report("source", IMPL, b, c, n);
     for (long i = 0; i < n; i++) {
         X(RunLoopTimerInvalidate)(t[i]); X(Release)(t[i]);
         X(RunLoopSourceInvalidate)(s[i]); X(Release)(s[i]);
@@ -807,10 +785,7 @@ static void *mem_items_thread(void *arg)
 
 static void bench_memory(long n)
 {
-    if (!malloc_stats_now) {
-        fprintf(stderr, "memory: this build has no malloc counter (use the _mem program)\n");
-        exit(2);
-    }
+    need_malloc_counter();
     enum { LOOPS = 64 };
     /* One-time, process-wide set-up (runloop's handle table, CF's class
      * registrations) happens with the first loop: make it here, so the
@@ -830,7 +805,7 @@ static void bench_memory(long n)
     pthread_barrier_wait(&m.go);
     pthread_barrier_wait(&m.after);
     struct mem_sample b = mem_now();
-    mem_report("loop", a, b, LOOPS);
+    mem_report("loop", IMPL, a, b, LOOPS);
     pthread_barrier_wait(&m.exit);
     for (int i = 0; i < LOOPS; i++) pthread_join(th[i], NULL);
     pthread_join(spawn(mem_items_thread, &n), NULL);

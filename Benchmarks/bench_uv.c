@@ -80,8 +80,7 @@ static void bench_pingpong(long rounds)
     pthread_t b = spawn(pp_thread, a1), a = spawn(pp_thread, a0);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    result("pingpong", IMPL, "median", percentile(p.rtt, (size_t)rounds, 50) / 1e3, "us");
-    result("pingpong", IMPL, "p99", percentile(p.rtt, (size_t)rounds, 99) / 1e3, "us");
+    report_pingpong(IMPL, p.rtt, (size_t)rounds);
 }
 
 /* 2. throughput ------------------------------------------------------- */
@@ -236,8 +235,7 @@ static void bench_timers(long n, B_UNUSED long unused)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    reset_peak_rss();
-    long rss0 = rss_bytes();
+    long rss0 = timers_rss_start();
     uv_timer_t *t = xcalloc((size_t)n, sizeof *t);
     g_n = n;
     uint64_t t0 = now_ns();
@@ -248,12 +246,7 @@ static void bench_timers(long n, B_UNUSED long unused)
     uint64_t t1 = now_ns();
     while (g_fired < n) uv_run(&loop, UV_RUN_ONCE);
     uint64_t t2 = now_ns();
-    char name[32];
-    snprintf(name, sizeof name, "timers%ld", n);
-    result(name, IMPL, "total", (double)(t2 - t0) / 1e6, "ms");
-    result(name, IMPL, "add", (double)(t1 - t0) / 1e6, "ms");
-    result(name, IMPL, "per_timer", (double)(t2 - t0) / (double)n, "ns");
-    report_timer_peak(name, IMPL, rss0, n);
+    report_timers(IMPL, n, t0, t1, t2, rss0);
 }
 
 /* 3b. spread: the 2 ms span in libuv's milliseconds (timeouts 0, 1 and 2,
@@ -359,8 +352,7 @@ static void bench_fds(long rounds, B_UNUSED long unused)
         uint64_t t1 = now_ns();
         if (r >= 0) { total += t1 - t0; passes += iterations; }
     }
-    result("fds1000", IMPL, "per_burst", (double)total / (double)rounds, "ns");
-    result("fds1000", IMPL, "passes", (double)passes / (double)rounds, "x");
+    report_fds(IMPL, total, passes, rounds);
     /* uv_close does not close a poll handle's descriptor: the pipes are ours */
     for (int i = 0; i < FDS; i++) uv_close((uv_handle_t *)&h[i], NULL);
     uv_run(&loop, UV_RUN_DEFAULT);  /* runs the close callbacks, then returns */
@@ -432,29 +424,16 @@ static void *idle_thread(void *arg)
     uv_run(&loop, UV_RUN_DEFAULT);
     struct thread_usage u1 = thread_usage();
     const char *name = with_timer ? "idle_timer" : "idle";
-    result(name, IMPL, "ctxsw", (double)(u1.nvcsw - u0.nvcsw - 1), "n");
-    result(name, IMPL, "cpu", u1.cpu_us - u0.cpu_us, "us");
+    report_idle(name, IMPL, u0, u1);
     return NULL;
 }
 
 /* 8. memory ----------------------------------------------------------- */
-struct mem_sample { struct malloc_stats m; long rss; };
-static struct mem_sample mem_now(void) { struct mem_sample s = { malloc_stats_now(), rss_bytes() }; return s; }
-
-static void mem_report(const char *what, struct mem_sample a, struct mem_sample b, long n)
-{
-    char name[32];
-    snprintf(name, sizeof name, "mem_%s", what);
-    result(name, IMPL, "heap_bytes", (double)((long)b.m.heap_in_use - (long)a.m.heap_in_use) / (double)n, "B");
-    result(name, IMPL, "mallocs", (double)(b.m.calls - a.m.calls) / (double)n, "n");
-    result(name, IMPL, "rss_bytes", (double)(b.rss - a.rss) / (double)n, "B");
-}
-
 /* The handles are malloc()ed one by one, as a user of a library that hides
  * its structs would: the rows are comparable with runloop's and CF's. */
 static void bench_memory(long n)
 {
-    if (!malloc_stats_now) { fprintf(stderr, "memory: no malloc counter in this build\n"); exit(2); }
+    need_malloc_counter();
     enum { LOOPS = 64 };
     struct mem_sample a = mem_now();
     uv_loop_t *loops[LOOPS];
@@ -463,7 +442,7 @@ static void bench_memory(long n)
         uv_loop_init(loops[i]);
     }
     struct mem_sample b = mem_now();
-    mem_report("loop", a, b, LOOPS);
+    mem_report("loop", IMPL, a, b, LOOPS);
     a = mem_now();
     for (long i = 0; i < n; i++) {
         uv_timer_t *t = malloc(sizeof *t);
@@ -476,8 +455,8 @@ static void bench_memory(long n)
         uv_async_init(loops[0], h, source_performed);
     }
     struct mem_sample c = mem_now();
-    mem_report("timer", a, b, n);
-    mem_report("source", b, c, n);
+    mem_report("timer", IMPL, a, b, n);
+    mem_report("source", IMPL, b, c, n);
 }
 
 int main(int argc, char **argv)
