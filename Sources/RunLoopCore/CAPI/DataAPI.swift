@@ -4,16 +4,17 @@ import CRunLoop
 
 @c(RLDataCreate)
 public func rlDataCreate(_ allocator: RLAllocatorRef?, _ bytes: UnsafePointer<UInt8>?, _ length: RLIndex) -> RLDataRef? {
+    let cFunction: StaticString = "RLDataCreate"
     guard length >= 0 else {
-        reportError("RLDataCreate", .invalidArgument, "negative length \(length)")
+        reportError(cFunction, .invalidArgument, "negative length \(length)")
         return nil
     }
     guard length == 0 || bytes != nil else {
-        reportError("RLDataCreate", .invalidArgument, "NULL bytes with length \(length)")
+        reportError(cFunction, .invalidArgument, "NULL bytes with length \(length)")
         return nil
     }
     guard let data = Data.make(copying: bytes, count: length) else {
-        reportError("RLDataCreate", .invalidArgument, "handle table full")
+        reportError(cFunction, .invalidArgument, "handle table full")
         return nil
     }
     return data.opaque

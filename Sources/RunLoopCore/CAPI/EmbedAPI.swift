@@ -4,13 +4,14 @@ import CRunLoop
 
 @c(RLRunLoopGetPollDescriptor)
 public func rlRunLoopGetPollDescriptor(_ rl: RLRunLoopRef?) -> Int32 {
-    borrow(rl, as: .runLoop, "RLRunLoopGetPollDescriptor", orElse: -1) { (loop: Loop) in
+    let cFunction: StaticString = "RLRunLoopGetPollDescriptor"
+    return borrow(rl, as: .runLoop, cFunction, orElse: -1) { (loop: Loop) in
         switch loop.pollDescriptor() {
         case .success(let (fd, lost)):
-            if let lost { reportLostPollDescriptor(lost, "RLRunLoopGetPollDescriptor") }
+            if let lost { reportLostPollDescriptor(lost, cFunction) }
             return fd
         case .failure(let failure):
-            reportEmbedFailure(failure, "RLRunLoopGetPollDescriptor")
+            reportEmbedFailure(failure, cFunction)
             return -1
         }
     }
@@ -18,14 +19,15 @@ public func rlRunLoopGetPollDescriptor(_ rl: RLRunLoopRef?) -> Int32 {
 
 @c(RLRunLoopGetTimeout)
 public func rlRunLoopGetTimeout(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLTimeInterval {
-    borrow(rl, as: .runLoop, "RLRunLoopGetTimeout", orElse: 0) { (loop: Loop) in
-        guard let name = modeArgument(mode, "RLRunLoopGetTimeout") else { return 0 }
+    let cFunction: StaticString = "RLRunLoopGetTimeout"
+    return borrow(rl, as: .runLoop, cFunction, orElse: 0) { (loop: Loop) in
+        guard let name = modeArgument(mode, cFunction) else { return 0 }
         switch loop.timeout(name) {
         case .success(let (seconds, lost)):
-            if let lost { reportLostPollDescriptor(lost, "RLRunLoopGetTimeout") }
+            if let lost { reportLostPollDescriptor(lost, cFunction) }
             return seconds
         case .failure(let failure):
-            reportEmbedFailure(failure, "RLRunLoopGetTimeout")
+            reportEmbedFailure(failure, cFunction)
             return 0
         }
     }
@@ -33,14 +35,15 @@ public func rlRunLoopGetTimeout(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> 
 
 @c(RLRunLoopRunPending)
 public func rlRunLoopRunPending(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLRunLoopRunResult {
-    borrow(rl, as: .runLoop, "RLRunLoopRunPending", orElse: RunResult.finished.rawValue) { (loop: Loop) in
-        guard let name = modeArgument(mode, "RLRunLoopRunPending") else { return RunResult.finished.rawValue }
+    let cFunction: StaticString = "RLRunLoopRunPending"
+    return borrow(rl, as: .runLoop, cFunction, orElse: RunResult.finished.rawValue) { (loop: Loop) in
+        guard let name = modeArgument(mode, cFunction) else { return RunResult.finished.rawValue }
         switch loop.runPending(name) {
         case .success(let (result, lost)):
-            if let lost { reportLostPollDescriptor(lost, "RLRunLoopRunPending") }
+            if let lost { reportLostPollDescriptor(lost, cFunction) }
             return result.rawValue
         case .failure(let failure):
-            reportEmbedFailure(failure, "RLRunLoopRunPending")
+            reportEmbedFailure(failure, cFunction)
             return RunResult.finished.rawValue
         }
     }

@@ -7,12 +7,13 @@ public func rlFileDescriptorGetTypeID() -> RLTypeID { RLTypeID(HandleKind.fileDe
 public func rlFileDescriptorCreate(_ allocator: RLAllocatorRef?, _ fd: RLFileDescriptorNativeDescriptor,
                                    _ closeOnInvalidate: RLBoolean, _ callout: RLFileDescriptorCallBack?,
                                    _ context: UnsafePointer<RLFileDescriptorContext>?) -> RLFileDescriptorRef? {
+    let cFunction: StaticString = "RLFileDescriptorCreate"
     guard fd >= 0 else {
-        reportError("RLFileDescriptorCreate", .invalidArgument, "negative descriptor \(fd)")
+        reportError(cFunction, .invalidArgument, "negative descriptor \(fd)")
         return nil
     }
     guard let callout else {
-        reportError("RLFileDescriptorCreate", .invalidArgument, "NULL callout")
+        reportError(cFunction, .invalidArgument, "NULL callout")
         return nil
     }
     var ctx = context?.pointee ?? RLFileDescriptorContext()
@@ -21,7 +22,7 @@ public func rlFileDescriptorCreate(_ allocator: RLAllocatorRef?, _ fd: RLFileDes
     let object = FileDescriptor(fd: fd, closeOnInvalidate: closeOnInvalidate != 0,
                                 callout: { f, types in callout(f.opaque, types, info) },
                                 releaseInfo: ctx.release.map { fn in { fn(info) } }, cContext: ctx)
-    return publish(object, "RLFileDescriptorCreate")
+    return publish(object, cFunction)
 }
 
 @c(RLFileDescriptorGetNativeDescriptor)
@@ -31,9 +32,10 @@ public func rlFileDescriptorGetNativeDescriptor(_ f: RLFileDescriptorRef?) -> RL
 
 @c(RLFileDescriptorGetContext)
 public func rlFileDescriptorGetContext(_ f: RLFileDescriptorRef?, _ context: UnsafeMutablePointer<RLFileDescriptorContext>?) {
-    borrow(f, as: .fileDescriptor, "RLFileDescriptorGetContext", orElse: ()) { (d: FileDescriptor) in
+    let cFunction: StaticString = "RLFileDescriptorGetContext"
+    borrow(f, as: .fileDescriptor, cFunction, orElse: ()) { (d: FileDescriptor) in
         guard let context else {
-            reportError("RLFileDescriptorGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         var ctx = d.cContext ?? RLFileDescriptorContext()

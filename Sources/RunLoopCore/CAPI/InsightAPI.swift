@@ -32,13 +32,14 @@ public func rlRunLoopSetStallHandler(_ rl: RLRunLoopRef?, _ threshold: RLTimeInt
 
 @c(RLRunLoopGetStatistics)
 public func rlRunLoopGetStatistics(_ rl: RLRunLoopRef?, _ stats: UnsafeMutablePointer<RLRunLoopStatistics>?) {
-    borrow(rl, as: .runLoop, "RLRunLoopGetStatistics", orElse: ()) { (loop: Loop) in
+    let cFunction: StaticString = "RLRunLoopGetStatistics"
+    borrow(rl, as: .runLoop, cFunction, orElse: ()) { (loop: Loop) in
         guard let stats else {
-            reportError("RLRunLoopGetStatistics", .invalidArgument, "NULL stats")
+            reportError(cFunction, .invalidArgument, "NULL stats")
             return
         }
         if !loop.makeInsight().statistics.snapshot(into: stats) {
-            reportError("RLRunLoopGetStatistics", .invalidArgument,
+            reportError(cFunction, .invalidArgument,
                         "stats->size \(stats.pointee.size) is too small (set it to sizeof(RLRunLoopStatistics))")
         }
     }
@@ -53,19 +54,20 @@ public func rlRunLoopResetStatistics(_ rl: RLRunLoopRef?) {
 
 @c(RLRunLoopTraceStart)
 public func rlRunLoopTraceStart(_ rl: RLRunLoopRef?, _ path: UnsafePointer<CChar>?) -> RLBoolean {
-    borrow(rl, as: .runLoop, "RLRunLoopTraceStart", orElse: 0) { (loop: Loop) in
+    let cFunction: StaticString = "RLRunLoopTraceStart"
+    return borrow(rl, as: .runLoop, cFunction, orElse: 0) { (loop: Loop) in
         guard let path else {
-            reportError("RLRunLoopTraceStart", .invalidArgument, "NULL path")
+            reportError(cFunction, .invalidArgument, "NULL path")
             return 0
         }
         switch loop.startTrace(path: path) {
         case .started: return 1
         case .alreadyTracing:
-            reportError("RLRunLoopTraceStart", .invalidArgument, "the loop is already recording a trace")
+            reportError(cFunction, .invalidArgument, "the loop is already recording a trace")
         case .loopGone:
-            reportError("RLRunLoopTraceStart", .loopGone)
+            reportError(cFunction, .loopGone)
         case .cannotCreate(let err):
-            reportError("RLRunLoopTraceStart", .system(err),
+            reportError(cFunction, .system(err),
                         "cannot create \(String(cString: path)): \(String(cString: strerror(err)))")
         }
         return 0

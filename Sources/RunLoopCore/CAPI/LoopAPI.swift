@@ -35,10 +35,11 @@ public func rlRunLoopCopyAllModes(_ rl: RLRunLoopRef?) -> RLArrayRef? {
 
 @c(RLRunLoopAddCommonMode)
 public func rlRunLoopAddCommonMode(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) {
-    borrow(rl, as: .runLoop, "RLRunLoopAddCommonMode", orElse: ()) { (loop: Loop) in
-        guard let name = modeArgument(mode, "RLRunLoopAddCommonMode") else { return }
+    let cFunction: StaticString = "RLRunLoopAddCommonMode"
+    borrow(rl, as: .runLoop, cFunction, orElse: ()) { (loop: Loop) in
+        guard let name = modeArgument(mode, cFunction) else { return }
         guard !name.isCommonModes else {
-            reportError("RLRunLoopAddCommonMode", .invalidArgument, "kRLRunLoopCommonModes cannot be made common")
+            reportError(cFunction, .invalidArgument, "kRLRunLoopCommonModes cannot be made common")
             return
         }
         loop.addCommonMode(name)
@@ -47,8 +48,9 @@ public func rlRunLoopAddCommonMode(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) 
 
 @c(RLRunLoopGetNextTimerFireDate)
 public func rlRunLoopGetNextTimerFireDate(_ rl: RLRunLoopRef?, _ mode: RLRunLoopMode?) -> RLAbsoluteTime {
-    borrow(rl, as: .runLoop, "RLRunLoopGetNextTimerFireDate", orElse: 0) { (loop: Loop) in
-        guard let name = modeArgument(mode, "RLRunLoopGetNextTimerFireDate") else { return 0 }
+    let cFunction: StaticString = "RLRunLoopGetNextTimerFireDate"
+    return borrow(rl, as: .runLoop, cFunction, orElse: 0) { (loop: Loop) in
+        guard let name = modeArgument(mode, cFunction) else { return 0 }
         return loop.nextTimerFireDate(in: name)
     }
 }
@@ -68,16 +70,17 @@ public func rlRunLoopRun() {
 @c(RLRunLoopRunInMode)
 public func rlRunLoopRunInMode(_ mode: RLRunLoopMode?, _ seconds: RLTimeInterval,
                                _ returnAfterSourceHandled: RLBoolean) -> RLRunLoopRunResult {
-    guard let name = modeArgument(mode, "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
-    guard finiteArgument(seconds, "seconds", "RLRunLoopRunInMode") else { return RunResult.finished.rawValue }
+    let cFunction: StaticString = "RLRunLoopRunInMode"
+    guard let name = modeArgument(mode, cFunction) else { return RunResult.finished.rawValue }
+    guard finiteArgument(seconds, "seconds", cFunction) else { return RunResult.finished.rawValue }
     guard !name.isCommonModes else {
         // CF returns Finished and logs "invalid mode"; so does this, through the error channel.
-        reportError("RLRunLoopRunInMode", .invalidArgument,
+        reportError(cFunction, .invalidArgument,
                     "kRLRunLoopCommonModes is not a mode a loop runs in: name a mode")
         return RunResult.finished.rawValue
     }
     guard let loop = Registry.shared.current() else {
-        reportError("RLRunLoopRunInMode", .resources, "no run loop for this thread")
+        reportError(cFunction, .resources, "no run loop for this thread")
         return RunResult.finished.rawValue
     }
     return loop.run(name, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue
@@ -146,15 +149,16 @@ private func performPinned(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
 @c(RLRunLoopPerformBlock)
 public func rlRunLoopPerformBlock(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
                                   _ block: UnsafeRawPointer?) {  // void (^)(void), see CopiedBlock
-    borrow(rl, as: .runLoop, "RLRunLoopPerformBlock", orElse: ()) { (loop: Loop) in
+    let cFunction: StaticString = "RLRunLoopPerformBlock"
+    borrow(rl, as: .runLoop, cFunction, orElse: ()) { (loop: Loop) in
         guard let block else {
-            reportError("RLRunLoopPerformBlock", .invalidArgument, "NULL block")
+            reportError(cFunction, .invalidArgument, "NULL block")
             return
         }
-        guard let names = modeListArgument(mode, "RLRunLoopPerformBlock") else { return }
+        guard let names = modeListArgument(mode, cFunction) else { return }
         let copied = CopiedBlock(block)
         if !loop.perform(in: names, { rl_block_invoke_void(copied.pointer) }) {
-            reportError("RLRunLoopPerformBlock", .loopGone)
+            reportError(cFunction, .loopGone)
         }
     }
 }
@@ -170,8 +174,9 @@ public func rlRunLoopContainsSource(_ rl: RLRunLoopRef?, _ source: RLRunLoopSour
 
 @c(RLRunLoopAddSource)
 public func rlRunLoopAddSource(_ rl: RLRunLoopRef?, _ source: RLRunLoopSourceRef?, _ mode: RLRunLoopMode?) {
-    withLoopAndItem(rl, source, as: .source, mode, "RLRunLoopAddSource", orElse: ()) { (loop, s: Source, name) in
-        if case .failure(let failure) = loop.add(.source(s), to: name) { reportAddFailure(failure, "RLRunLoopAddSource") }
+    let cFunction: StaticString = "RLRunLoopAddSource"
+    withLoopAndItem(rl, source, as: .source, mode, cFunction, orElse: ()) { (loop, s: Source, name) in
+        if case .failure(let failure) = loop.add(.source(s), to: name) { reportAddFailure(failure, cFunction) }
     }
 }
 
@@ -191,8 +196,9 @@ public func rlRunLoopContainsObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoop
 
 @c(RLRunLoopAddObserver)
 public func rlRunLoopAddObserver(_ rl: RLRunLoopRef?, _ observer: RLRunLoopObserverRef?, _ mode: RLRunLoopMode?) {
-    withLoopAndItem(rl, observer, as: .observer, mode, "RLRunLoopAddObserver", orElse: ()) { (loop, o: Observer, name) in
-        if case .failure(let failure) = loop.add(.observer(o), to: name) { reportAddFailure(failure, "RLRunLoopAddObserver") }
+    let cFunction: StaticString = "RLRunLoopAddObserver"
+    withLoopAndItem(rl, observer, as: .observer, mode, cFunction, orElse: ()) { (loop, o: Observer, name) in
+        if case .failure(let failure) = loop.add(.observer(o), to: name) { reportAddFailure(failure, cFunction) }
     }
 }
 
@@ -212,8 +218,9 @@ public func rlRunLoopContainsTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerR
 
 @c(RLRunLoopAddTimer)
 public func rlRunLoopAddTimer(_ rl: RLRunLoopRef?, _ timer: RLRunLoopTimerRef?, _ mode: RLRunLoopMode?) {
-    withLoopAndItem(rl, timer, as: .timer, mode, "RLRunLoopAddTimer", orElse: ()) { (loop, t: Timer, name) in
-        if case .failure(let failure) = loop.add(timer: t, to: name) { reportAddFailure(failure, "RLRunLoopAddTimer") }
+    let cFunction: StaticString = "RLRunLoopAddTimer"
+    withLoopAndItem(rl, timer, as: .timer, mode, cFunction, orElse: ()) { (loop, t: Timer, name) in
+        if case .failure(let failure) = loop.add(timer: t, to: name) { reportAddFailure(failure, cFunction) }
     }
 }
 

@@ -133,9 +133,10 @@ public func rlMessagePortSetName(_ ms: RLMessagePortRef?, _ newName: UnsafePoint
 
 @c(RLMessagePortGetContext)
 public func rlMessagePortGetContext(_ ms: RLMessagePortRef?, _ context: UnsafeMutablePointer<RLMessagePortContext>?) {
-    borrow(ms, as: .messagePort, "RLMessagePortGetContext", orElse: ()) { (port: MessagePort) in
+    let cFunction: StaticString = "RLMessagePortGetContext"
+    borrow(ms, as: .messagePort, cFunction, orElse: ()) { (port: MessagePort) in
         guard let context else {
-            reportError("RLMessagePortGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         context.pointee = (port as? LocalPort)?.context ?? RLMessagePortContext()

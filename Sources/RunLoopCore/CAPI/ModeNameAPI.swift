@@ -14,8 +14,9 @@ public func rlModeNameCreate(_ name: UnsafePointer<CChar>?) -> UnsafePointer<CCh
 
 @c(RLEqual)
 public func rlEqual(_ a: RLTypeRef?, _ b: RLTypeRef?) -> RLBoolean {
+    let cFunction: StaticString = "RLEqual"
     guard let a, let b else {
-        reportError("RLEqual", .nullHandle)
+        reportError(cFunction, .nullHandle)
         return 0
     }
     let aIsHandle = HandleTable.isHandle(UInt(bitPattern: a))
@@ -30,8 +31,8 @@ public func rlEqual(_ a: RLTypeRef?, _ b: RLTypeRef?) -> RLBoolean {
     guard kind == .source else { return 0 }  // other objects: by identity
     // CF's rule for sources made from equal version-0 contexts (may call
     // the context's equal(); no lock is held).
-    return borrow(a, as: .source, "RLEqual", orElse: 0) { (first: Source) in
-        borrow(b, as: .source, "RLEqual", orElse: 0) { (second: Source) in cBool(first.isEquivalent(to: second)) }
+    return borrow(a, as: .source, cFunction, orElse: 0) { (first: Source) in
+        borrow(b, as: .source, cFunction, orElse: 0) { (second: Source) in cBool(first.isEquivalent(to: second)) }
     }
 }
 

@@ -17,37 +17,40 @@ func newModeArray(_ names: [ModeName]) -> RLArrayRef? {
 
 @c(RLRetain)
 public func rlRetain(_ object: RLTypeRef?) -> RLTypeRef? {
+    let cFunction: StaticString = "RLRetain"
     guard let object else {
-        reportError("RLRetain", .nullHandle)
+        reportError(cFunction, .nullHandle)
         return nil
     }
     if !HandleTable.isHandle(UInt(bitPattern: object)) { return object }  // an interned mode name
     switch HandleTable.shared.retain(UInt(bitPattern: object), kind: nil) {
     case .success: return object
     case .failure(let failure):
-        reportError("RLRetain", failure.code)
+        reportError(cFunction, failure.code)
         return nil
     }
 }
 
 @c(RLRelease)
 public func rlRelease(_ object: RLTypeRef?) {
+    let cFunction: StaticString = "RLRelease"
     guard let object else {
-        reportError("RLRelease", .nullHandle)
+        reportError(cFunction, .nullHandle)
         return
     }
     if !HandleTable.isHandle(UInt(bitPattern: object)) { return }  // an interned mode name
-    HandleTable.shared.release(UInt64(UInt(bitPattern: object)), from: "RLRelease")
+    HandleTable.shared.release(UInt64(UInt(bitPattern: object)), from: cFunction)
 }
 
 @c(RLGetRetainCount)
 public func rlGetRetainCount(_ object: RLTypeRef?) -> RLIndex {
+    let cFunction: StaticString = "RLGetRetainCount"
     guard let object else {
-        reportError("RLGetRetainCount", .nullHandle)
+        reportError(cFunction, .nullHandle)
         return 0
     }
     guard let count = HandleTable.shared.retainCount(UInt64(UInt(bitPattern: object))) else {
-        reportError("RLGetRetainCount", .staleHandle)
+        reportError(cFunction, .staleHandle)
         return 0
     }
     return RLIndex(count)
@@ -55,24 +58,26 @@ public func rlGetRetainCount(_ object: RLTypeRef?) -> RLIndex {
 
 @c(RLGetTypeID)
 public func rlGetTypeID(_ object: RLTypeRef?) -> RLTypeID {
+    let cFunction: StaticString = "RLGetTypeID"
     switch HandleTable.shared.retain(UInt(bitPattern: object), kind: nil) {
     case .success(let handled):
-        defer { HandleTable.shared.release(handled.handle, from: "RLGetTypeID") }
+        defer { HandleTable.shared.release(handled.handle, from: cFunction) }
         return RLTypeID(handled.kind.rawValue)
     case .failure(let failure):
-        reportError("RLGetTypeID", failure.code)
+        reportError(cFunction, failure.code)
         return 0
     }
 }
 
 @c(RLCopyDescription)
 public func rlCopyDescription(_ object: RLTypeRef?) -> UnsafeMutablePointer<CChar>? {
+    let cFunction: StaticString = "RLCopyDescription"
     switch HandleTable.shared.retain(UInt(bitPattern: object), kind: nil) {
     case .success(let handled):
-        defer { HandleTable.shared.release(handled.handle, from: "RLCopyDescription") }
+        defer { HandleTable.shared.release(handled.handle, from: cFunction) }
         return mallocCString(describe(handled))
     case .failure(let failure):
-        reportError("RLCopyDescription", failure.code)
+        reportError(cFunction, failure.code)
         return nil
     }
 }
@@ -93,9 +98,10 @@ public func rlArrayGetCount(_ array: RLArrayRef?) -> RLIndex {
 
 @c(RLArrayGetValueAtIndex)
 public func rlArrayGetValueAtIndex(_ array: RLArrayRef?, _ index: RLIndex) -> UnsafeRawPointer? {
-    borrow(array, as: .array, "RLArrayGetValueAtIndex", orElse: nil) { (a: ModeArray) in
+    let cFunction: StaticString = "RLArrayGetValueAtIndex"
+    return borrow(array, as: .array, cFunction, orElse: nil) { (a: ModeArray) in
         guard index >= 0, index < a.names.count else {
-            reportError("RLArrayGetValueAtIndex", .invalidArgument, "index \(index) out of range 0..<\(a.names.count)")
+            reportError(cFunction, .invalidArgument, "index \(index) out of range 0..<\(a.names.count)")
             return nil
         }
         return UnsafeRawPointer(a.names[index].cString)
@@ -104,13 +110,14 @@ public func rlArrayGetValueAtIndex(_ array: RLArrayRef?, _ index: RLIndex) -> Un
 
 @c(RLArrayCreateWithModes)
 public func rlArrayCreateWithModes(_ modes: UnsafePointer<RLRunLoopMode?>?, _ count: RLIndex) -> RLArrayRef? {
+    let cFunction: StaticString = "RLArrayCreateWithModes"
     guard count >= 0, count == 0 || modes != nil else {
-        reportError("RLArrayCreateWithModes", .invalidArgument, "NULL modes or negative count")
+        reportError(cFunction, .invalidArgument, "NULL modes or negative count")
         return nil
     }
     var names: [ModeName] = []
     for i in 0..<count {
-        guard let name = modeArgument(modes![i], "RLArrayCreateWithModes") else { return nil }
+        guard let name = modeArgument(modes![i], cFunction) else { return nil }
         names.append(name)
     }
     return newModeArray(names)

@@ -29,13 +29,14 @@ public func rlRunLoopObserverCreate(_ allocator: RLAllocatorRef?, _ activities: 
 public func rlRunLoopObserverCreateWithHandler(_ allocator: RLAllocatorRef?, _ activities: RLOptionFlags,
                                                _ repeats: RLBoolean, _ order: RLIndex,
                                                _ block: UnsafeRawPointer?) -> RLRunLoopObserverRef? {  // a block, see CopiedBlock
+    let cFunction: StaticString = "RLRunLoopObserverCreateWithHandler"
     guard let block else {
-        reportError("RLRunLoopObserverCreateWithHandler", .invalidArgument, "NULL block")
+        reportError(cFunction, .invalidArgument, "NULL block")
         return nil
     }
     let copied = CopiedBlock(block)
     return makeObserver(activities, repeats, order, releaseInfo: nil, context: nil,
-                        "RLRunLoopObserverCreateWithHandler") { observer, activity in
+                        cFunction) { observer, activity in
         rl_block_invoke_observer(copied.pointer, UnsafeMutableRawPointer(observer.opaque), activity)
     }
 }
@@ -67,9 +68,10 @@ public func rlRunLoopObserverIsValid(_ observer: RLRunLoopObserverRef?) -> RLBoo
 
 @c(RLRunLoopObserverGetContext)
 public func rlRunLoopObserverGetContext(_ observer: RLRunLoopObserverRef?, _ context: UnsafeMutablePointer<RLRunLoopObserverContext>?) {
-    borrow(observer, as: .observer, "RLRunLoopObserverGetContext", orElse: ()) { (o: Observer) in
+    let cFunction: StaticString = "RLRunLoopObserverGetContext"
+    borrow(observer, as: .observer, cFunction, orElse: ()) { (o: Observer) in
         guard let context else {
-            reportError("RLRunLoopObserverGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         var ctx = o.cContext ?? RLRunLoopObserverContext()

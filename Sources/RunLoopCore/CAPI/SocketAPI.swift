@@ -30,11 +30,12 @@ private func wrapSocket(_ fd: Int32, _ types: RLOptionFlags, _ callout: RLSocket
 public func rlSocketCreateWithNative(_ allocator: RLAllocatorRef?, _ sock: RLSocketNativeHandle,
                                      _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
                                      _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
+    let cFunction: StaticString = "RLSocketCreateWithNative"
     guard sock >= 0 else {
-        reportError("RLSocketCreateWithNative", .invalidArgument, "negative descriptor \(sock)")
+        reportError(cFunction, .invalidArgument, "negative descriptor \(sock)")
         return nil
     }
-    return wrapSocket(sock, callBackTypes, callout, context, "RLSocketCreateWithNative")
+    return wrapSocket(sock, callBackTypes, callout, context, cFunction)
 }
 
 @c(RLSocketCreate)
@@ -141,9 +142,10 @@ private func liveDescriptor(_ s: Socket, _ function: StaticString) -> Int32? {
 
 @c(RLSocketSetAddress)
 public func rlSocketSetAddress(_ s: RLSocketRef?, _ address: RLDataRef?) -> RLSocketError {
-    borrow(s, as: .socket, "RLSocketSetAddress", orElse: kRLSocketError) { (socket: Socket) in
-        guard let fd = liveDescriptor(socket, "RLSocketSetAddress") else { return kRLSocketError }
-        return withAddress(address, "RLSocketSetAddress", orElse: kRLSocketError) { sa, length in
+    let cFunction: StaticString = "RLSocketSetAddress"
+    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
+        guard let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
+        return withAddress(address, cFunction, orElse: kRLSocketError) { sa, length in
             SocketIO.bindAndListen(fd, sa, length)
         }
     }
@@ -151,10 +153,11 @@ public func rlSocketSetAddress(_ s: RLSocketRef?, _ address: RLDataRef?) -> RLSo
 
 @c(RLSocketConnectToAddress)
 public func rlSocketConnectToAddress(_ s: RLSocketRef?, _ address: RLDataRef?, _ timeout: RLTimeInterval) -> RLSocketError {
-    borrow(s, as: .socket, "RLSocketConnectToAddress", orElse: kRLSocketError) { (socket: Socket) in
-        guard finiteArgument(timeout, "timeout", "RLSocketConnectToAddress"),
-              let fd = liveDescriptor(socket, "RLSocketConnectToAddress") else { return kRLSocketError }
-        return withAddress(address, "RLSocketConnectToAddress", orElse: kRLSocketError) { sa, length in
+    let cFunction: StaticString = "RLSocketConnectToAddress"
+    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
+        guard finiteArgument(timeout, "timeout", cFunction),
+              let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
+        return withAddress(address, cFunction, orElse: kRLSocketError) { sa, length in
             SocketIO.connect(fd, sa, length, timeout: timeout)
         }
     }
@@ -163,14 +166,15 @@ public func rlSocketConnectToAddress(_ s: RLSocketRef?, _ address: RLDataRef?, _
 @c(RLSocketSendData)
 public func rlSocketSendData(_ s: RLSocketRef?, _ address: RLDataRef?, _ data: RLDataRef?,
                              _ timeout: RLTimeInterval) -> RLSocketError {
-    borrow(s, as: .socket, "RLSocketSendData", orElse: kRLSocketError) { (socket: Socket) in
-        guard finiteArgument(timeout, "timeout", "RLSocketSendData"),
-              let fd = liveDescriptor(socket, "RLSocketSendData") else { return kRLSocketError }
-        return borrow(data, as: .data, "RLSocketSendData", orElse: kRLSocketError) { (payload: Data) in
+    let cFunction: StaticString = "RLSocketSendData"
+    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
+        guard finiteArgument(timeout, "timeout", cFunction),
+              let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
+        return borrow(data, as: .data, cFunction, orElse: kRLSocketError) { (payload: Data) in
             if address == nil {
                 return SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
             }
-            return borrow(address, as: .data, "RLSocketSendData", orElse: kRLSocketError) { (a: Data) in
+            return borrow(address, as: .data, cFunction, orElse: kRLSocketError) { (a: Data) in
                 a.count == 0
                     ? SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
                     : SocketIO.send(fd, payload.raw, to: UnsafePointer(a.bytes.assumingMemoryBound(to: sockaddr.self)),
@@ -201,23 +205,26 @@ private func addressData(_ bytes: [UInt8]?, _ function: StaticString) -> RLDataR
 
 @c(RLSocketCopyAddress)
 public func rlSocketCopyAddress(_ s: RLSocketRef?) -> RLDataRef? {
-    borrow(s, as: .socket, "RLSocketCopyAddress", orElse: nil) { (socket: Socket) in
-        addressData(socket.localAddress(), "RLSocketCopyAddress")
+    let cFunction: StaticString = "RLSocketCopyAddress"
+    return borrow(s, as: .socket, cFunction, orElse: nil) { (socket: Socket) in
+        addressData(socket.localAddress(), cFunction)
     }
 }
 
 @c(RLSocketCopyPeerAddress)
 public func rlSocketCopyPeerAddress(_ s: RLSocketRef?) -> RLDataRef? {
-    borrow(s, as: .socket, "RLSocketCopyPeerAddress", orElse: nil) { (socket: Socket) in
-        addressData(socket.remoteAddress(), "RLSocketCopyPeerAddress")
+    let cFunction: StaticString = "RLSocketCopyPeerAddress"
+    return borrow(s, as: .socket, cFunction, orElse: nil) { (socket: Socket) in
+        addressData(socket.remoteAddress(), cFunction)
     }
 }
 
 @c(RLSocketGetContext)
 public func rlSocketGetContext(_ s: RLSocketRef?, _ context: UnsafeMutablePointer<RLSocketContext>?) {
-    borrow(s, as: .socket, "RLSocketGetContext", orElse: ()) { (socket: Socket) in
+    let cFunction: StaticString = "RLSocketGetContext"
+    borrow(s, as: .socket, cFunction, orElse: ()) { (socket: Socket) in
         guard let context else {
-            reportError("RLSocketGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         // CF clears the context at invalidation (its info is released).

@@ -4,8 +4,9 @@ import CRunLoopShims
 @c(RLRunLoopSourceCreate)
 public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex,
                                   _ context: UnsafeMutablePointer<RLRunLoopSourceContext>?) -> RLRunLoopSourceRef? {
+    let cFunction: StaticString = "RLRunLoopSourceCreate"
     guard let context else {
-        reportError("RLRunLoopSourceCreate", .invalidArgument, "NULL context")
+        reportError(cFunction, .invalidArgument, "NULL context")
         return nil
     }
     if context.pointee.version == 1 {
@@ -13,7 +14,7 @@ public func rlRunLoopSourceCreate(_ allocator: RLAllocatorRef?, _ order: RLIndex
     }
     var ctx = context.pointee
     guard ctx.version == 0 else {
-        reportError("RLRunLoopSourceCreate", .invalidArgument, "context version \(ctx.version) (0 or 1 are supported)")
+        reportError(cFunction, .invalidArgument, "context version \(ctx.version) (0 or 1 are supported)")
         return nil
     }
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
@@ -58,9 +59,10 @@ public func rlRunLoopSourceIsValid(_ source: RLRunLoopSourceRef?) -> RLBoolean {
 
 @c(RLRunLoopSourceGetContext)
 public func rlRunLoopSourceGetContext(_ source: RLRunLoopSourceRef?, _ context: UnsafeMutablePointer<RLRunLoopSourceContext>?) {
-    borrow(source, as: .source, "RLRunLoopSourceGetContext", orElse: ()) { (s: Source) in
+    let cFunction: StaticString = "RLRunLoopSourceGetContext"
+    borrow(source, as: .source, cFunction, orElse: ()) { (s: Source) in
         guard let context else {
-            reportError("RLRunLoopSourceGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         if let stored = s.cContext1 {

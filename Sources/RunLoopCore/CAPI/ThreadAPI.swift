@@ -19,17 +19,18 @@ public func rlThreadGetRunLoop(_ thread: RLThreadRef?) -> RLRunLoopRef? {
 @c(RLThreadPerform)
 public func rlThreadPerform(_ thread: RLThreadRef?, _ fn: RLRunLoopPerformCallBack?,
                             _ info: UnsafeMutableRawPointer?, _ waitUntilDone: RLBoolean) -> RLBoolean {
+    let cFunction: StaticString = "RLThreadPerform"
     // The worker is pinned only to take a Swift reference: a call waiting
     // for its task holds no pin (a pin never keeps the handle alive, but
     // it delays the finalize of the last release until it goes).
-    let worker: Thread? = borrow(thread, as: .thread, "RLThreadPerform", orElse: nil) { (w: Thread) in w }
+    let worker: Thread? = borrow(thread, as: .thread, cFunction, orElse: nil) { (w: Thread) in w }
     guard let worker else { return 0 }
     guard let fn else {
-        reportError("RLThreadPerform", .invalidArgument, "NULL function")
+        reportError(cFunction, .invalidArgument, "NULL function")
         return 0
     }
     let accepted = waitUntilDone != 0 ? worker.performAndWait { fn(info) } : worker.enqueue { fn(info) }
-    if !accepted { reportError("RLThreadPerform", .invalidArgument, "the thread was stopped") }
+    if !accepted { reportError(cFunction, .invalidArgument, "the thread was stopped") }
     return cBool(accepted)
 }
 

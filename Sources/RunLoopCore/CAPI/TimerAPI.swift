@@ -10,29 +10,31 @@ private func makeTimer(_ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval, _
 public func rlRunLoopTimerCreate(_ allocator: RLAllocatorRef?, _ fireDate: RLAbsoluteTime, _ interval: RLTimeInterval,
                                  _ flags: RLOptionFlags, _ order: RLIndex, _ callout: RLRunLoopTimerCallBack?,
                                  _ context: UnsafeMutablePointer<RLRunLoopTimerContext>?) -> RLRunLoopTimerRef? {
+    let cFunction: StaticString = "RLRunLoopTimerCreate"
     // A NULL callout is valid (as in CF): the timer fires and calls nothing.
-    guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerCreate"),
-          finiteArgument(interval, "interval", "RLRunLoopTimerCreate") else { return nil }
+    guard finiteArgument(fireDate, "fire date", cFunction),
+          finiteArgument(interval, "interval", cFunction) else { return nil }
     var ctx = context?.pointee ?? RLRunLoopTimerContext()
     if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
     // The C callback is called directly (Timer.fire), with no closure box.
-    return makeTimer(fireDate, interval, order, .function(callout, ctx), "RLRunLoopTimerCreate")
+    return makeTimer(fireDate, interval, order, .function(callout, ctx), cFunction)
 }
 
 @c(RLRunLoopTimerCreateWithHandler)
 public func rlRunLoopTimerCreateWithHandler(_ allocator: RLAllocatorRef?, _ fireDate: RLAbsoluteTime,
                                             _ interval: RLTimeInterval, _ flags: RLOptionFlags, _ order: RLIndex,
                                             _ block: UnsafeRawPointer?) -> RLRunLoopTimerRef? {  // a block, see CopiedBlock
+    let cFunction: StaticString = "RLRunLoopTimerCreateWithHandler"
     guard let block else {
-        reportError("RLRunLoopTimerCreateWithHandler", .invalidArgument, "NULL block")
+        reportError(cFunction, .invalidArgument, "NULL block")
         return nil
     }
-    guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerCreateWithHandler"),
-          finiteArgument(interval, "interval", "RLRunLoopTimerCreateWithHandler") else { return nil }
+    guard finiteArgument(fireDate, "fire date", cFunction),
+          finiteArgument(interval, "interval", cFunction) else { return nil }
     let copied = CopiedBlock(block)
     return makeTimer(fireDate, interval, order, .closure { timer in
         rl_block_invoke_timer(copied.pointer, UnsafeMutableRawPointer(timer.opaque))
-    }, "RLRunLoopTimerCreateWithHandler")
+    }, cFunction)
 }
 
 @c(RLRunLoopTimerGetNextFireDate)
@@ -42,8 +44,9 @@ public func rlRunLoopTimerGetNextFireDate(_ timer: RLRunLoopTimerRef?) -> RLAbso
 
 @c(RLRunLoopTimerSetNextFireDate)
 public func rlRunLoopTimerSetNextFireDate(_ timer: RLRunLoopTimerRef?, _ fireDate: RLAbsoluteTime) {
-    borrow(timer, as: .timer, "RLRunLoopTimerSetNextFireDate", orElse: ()) { (t: Timer) in
-        guard finiteArgument(fireDate, "fire date", "RLRunLoopTimerSetNextFireDate") else { return }
+    let cFunction: StaticString = "RLRunLoopTimerSetNextFireDate"
+    borrow(timer, as: .timer, cFunction, orElse: ()) { (t: Timer) in
+        guard finiteArgument(fireDate, "fire date", cFunction) else { return }
         t.setNextFireDate(fireDate)
     }
 }
@@ -75,9 +78,10 @@ public func rlRunLoopTimerIsValid(_ timer: RLRunLoopTimerRef?) -> RLBoolean {
 
 @c(RLRunLoopTimerGetContext)
 public func rlRunLoopTimerGetContext(_ timer: RLRunLoopTimerRef?, _ context: UnsafeMutablePointer<RLRunLoopTimerContext>?) {
-    borrow(timer, as: .timer, "RLRunLoopTimerGetContext", orElse: ()) { (t: Timer) in
+    let cFunction: StaticString = "RLRunLoopTimerGetContext"
+    borrow(timer, as: .timer, cFunction, orElse: ()) { (t: Timer) in
         guard let context else {
-            reportError("RLRunLoopTimerGetContext", .invalidArgument, "NULL context")
+            reportError(cFunction, .invalidArgument, "NULL context")
             return
         }
         var ctx = t.cContext ?? RLRunLoopTimerContext()
@@ -93,9 +97,10 @@ public func rlRunLoopTimerGetTolerance(_ timer: RLRunLoopTimerRef?) -> RLTimeInt
 
 @c(RLRunLoopTimerSetTolerance)
 public func rlRunLoopTimerSetTolerance(_ timer: RLRunLoopTimerRef?, _ tolerance: RLTimeInterval) {
-    borrow(timer, as: .timer, "RLRunLoopTimerSetTolerance", orElse: ()) { (t: Timer) in
+    let cFunction: StaticString = "RLRunLoopTimerSetTolerance"
+    borrow(timer, as: .timer, cFunction, orElse: ()) { (t: Timer) in
         guard tolerance >= 0 else {
-            reportError("RLRunLoopTimerSetTolerance", .invalidArgument, "tolerance \(tolerance) (stored as 0)")
+            reportError(cFunction, .invalidArgument, "tolerance \(tolerance) (stored as 0)")
             t.tolerance = 0
             return
         }
