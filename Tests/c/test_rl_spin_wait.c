@@ -1,6 +1,6 @@
 /*
  * test_rl_spin_wait — spin-then-sleep waiting (runloop-only; see
- * Sources/RunLoopCore/Loop/Poller.swift and docs/guide.md, "Waiting: spin, then sleep"):
+ * Sources/RunLoopCore/Wait/SpinBeforeSleep.swift and docs/guide.md, "Waiting: spin, then sleep"):
  *   - a cross-thread ping-pong (signal + wake-up each way) delivers every
  *     hop, with spinning on (the default), off (RUNLOOP_SPIN_US=0) and
  *     pinned to one CPU (taskset; no spinning there): the same program is

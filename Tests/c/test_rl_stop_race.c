@@ -5,7 +5,7 @@
  *
  * A stop marks the innermost run and wakes the loop.  The wake-up is
  * ignored while the loop is between its wake and the top of its next pass
- * (Poller.swift, "The wake-up protocol"), so the pass that follows must
+ * (WakeState.swift, "The wake-up protocol"), so the pass that follows must
  * look at the stop before it sleeps (Iteration.swift, wakeUpIfStopped; the
  * argument is at Loop.stop).  Two moments put a stop in that window:
  *   - right after a run began (its frame is pushed, so the stop marks it)

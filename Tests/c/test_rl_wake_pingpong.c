@@ -26,7 +26,7 @@
  *
  * Before the fix (a release store of the queued item, then a plain load of
  * the loop's wake-up state, with no full fence between) this stalled in
- * most runs of a few seconds; see Poller.swift, "The wake-up protocol".
+ * most runs of a few seconds; see WakeState.swift, "The wake-up protocol".
  */
 #include "harness.h"
 #include <runloop/fastpath.h>

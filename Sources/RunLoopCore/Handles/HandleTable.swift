@@ -467,7 +467,7 @@ package final class HandleTable: @unchecked Sendable {
     /// (HotWord).  False for anything else (NULL, stale, another kind,
     /// another value).  The producers' "already pending" checks; whatever
     /// the library published before them was followed by a fence where it
-    /// was published (Poller.swift, "The wake-up protocol").
+    /// was published (WakeState.swift, "The wake-up protocol").
     @inline(__always)
     package static func hotWordIs(_ raw: UInt, kind: HandleKind, _ value: UInt32) -> Bool {
         guard let word = hotPtrUnchecked(raw) else { return false }

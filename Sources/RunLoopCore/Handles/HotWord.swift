@@ -55,7 +55,7 @@ package struct HotWord: @unchecked Sendable {
     package func load() -> UInt32? { Self.decode(word.pointee.load(ordering: .acquiring) ^ key) }
 
     /// A sequentially consistent `load()`: a producer's "already pending"
-    /// check (Poller.swift, "The wake-up protocol").
+    /// check (WakeState.swift, "The wake-up protocol").
     @inline(__always)
     package func loadSeqCst() -> UInt32? { Self.decode(word.pointee.load(ordering: .sequentiallyConsistent) ^ key) }
 

@@ -270,7 +270,7 @@ package final class Loop: Object, @unchecked Sendable {
     /// at the end of each pass.
     ///
     /// Why no stop is lost.  The wake-up does nothing while the loop
-    /// ignores wake-ups (Poller.swift), from the end of a sleep to the top
+    /// ignores wake-ups (WakeState.swift), from the end of a sleep to the top
     /// of the next pass, and between runs.  A stop there that `outcome`
     /// does not see (it lands after `outcome` read the mark, or after a
     /// run pushed its frame and before its first pass) would find nobody
