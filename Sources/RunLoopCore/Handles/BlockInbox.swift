@@ -264,7 +264,7 @@ package struct BlockInbox: @unchecked Sendable {
     @inline(__always)
     func queue(_ block: QueuedBlock, handle: UInt64) -> Bool {
         let queued = push(block, handle: handle) || pushOverflowing(block, handle: handle)
-        // The producer's fence of the wake-up protocol (Poller.swift): the
+        // The producer's fence of the wake-up protocol (Wait/WakeState.swift): the
         // block (or signal entry) is published before this thread next
         // reads the loop's state, whether to wake it here or in a later
         // RLRunLoopWakeUp that finds a wake-up already pending.

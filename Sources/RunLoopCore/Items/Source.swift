@@ -396,7 +396,7 @@ package final class Source: Object, @unchecked Sendable {
         // claim that clears it comes later, and the perform after that
         // claim's fence (`claimPerform`) sees what the caller published
         // before this call with a lock or sequentially consistent atomics
-        // (Poller.swift, "The wake-up protocol").
+        // (Wait/WakeState.swift, "The wake-up protocol").
         if (hot.loadSeqCst() ?? 0) & Self.signalledBit != 0 { return }
         guard hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged else { return }
         queuePending()
