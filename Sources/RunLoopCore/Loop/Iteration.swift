@@ -171,7 +171,7 @@ extension Loop {
     /// queue, which does not serve it (CF neither).  Lock held.
     private func isEmptyLocked(_ mode: Mode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
-        if isMain && !drainingMainQueue && commonModes.contains(mode.name) { return false }
+        if servesMainQueueLocked(mode) { return false }
         return !work.hasBlocks(for: mode.name, common: commonModes, from: inbox)
     }
 

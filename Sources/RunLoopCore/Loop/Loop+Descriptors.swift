@@ -28,13 +28,18 @@ extension Loop {
         }
     }
 
-    /// The main queue's source if `mode` serves it: a common mode of the
-    /// main loop, once the process was found to have libdispatch, except
-    /// while the queue is being drained (DispatchMainQueue.swift).  Lock
-    /// held.
+    /// Whether `mode` serves the main queue: a common mode of the main
+    /// loop, except while the queue is being drained (a run nested in one
+    /// of its blocks), whether or not the process has libdispatch
+    /// (DispatchMainQueue.swift).  Lock held.
+    func servesMainQueueLocked(_ mode: Mode) -> Bool {
+        isMain && !drainingMainQueue && commonModes.contains(mode.name)
+    }
+
+    /// The main queue's source if `mode` serves it (and the process was
+    /// found to have libdispatch).  Lock held.
     func mainQueueLocked(servedIn mode: Mode) -> Source? {
-        guard let queue = mainQueue, !drainingMainQueue, commonModes.contains(mode.name) else { return nil }
-        return queue
+        servesMainQueueLocked(mode) ? mainQueue : nil
     }
 
     /// What the poller should watch for `fd` while `mode` runs: its
