@@ -148,11 +148,6 @@ package final class Loop: Object, @unchecked Sendable {
     package let hints: WorkHints
     /// Set once by `stopEveryRun`, read by every pass without the lock.
     package let stopsEveryRun = Atomic<Bool>(false)
-    /// A hint (PassHints.swift): set under the lock by `stop` when it
-    /// marks a frame, cleared under the lock by a pass that finds no frame
-    /// marked (Iteration.wakeUpIfStopped), so a sleep takes the lock only
-    /// after a stop.
-    let mayBeStopped = Atomic<Bool>(false)
     // MARK: life
 
     package init(ownerTID: Int32, isMain: Bool) {
@@ -279,13 +274,12 @@ package final class Loop: Object, @unchecked Sendable {
     /// so (test_rl_stop_race).  So a stop takes part in the wake-up
     /// protocol as a queued block or a signalled source does:
     ///
-    ///     stop:  mark the frame and set `mayBeStopped` (lock);  fence;
+    ///     stop:  mark the frame (lock);  fence;
     ///            load the state, wake if awake, spinning or asleep
-    ///     loop:  state = awake;  fence;  right before the sleep, load
-    ///            `mayBeStopped`, if set read the mark (lock), wake itself
-    ///            if marked
+    ///     loop:  state = awake;  fence;  right before the sleep, read
+    ///            the mark (lock), wake itself if marked
     ///
-    /// The mark (with its hint) and the state are a store-buffering pair.  The stop's
+    /// The mark and the state are a store-buffering pair.  The stop's
     /// fence is in `Poller.wakeUpWithoutSyscall`; the loop's is at the end
     /// of `Poller.acceptWakeUps`, at the top of each pass (or the end of a
     /// nested run, which may change the state), and its read is
@@ -310,7 +304,6 @@ package final class Loop: Object, @unchecked Sendable {
         lock.withLock {
             guard !runs.isEmpty else { return }
             runs[runs.count - 1].stopped = true
-            mayBeStopped.store(true, ordering: .releasing)
         }
         wakeUp()
     }
