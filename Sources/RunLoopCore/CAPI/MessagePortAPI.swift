@@ -4,8 +4,12 @@ import Glibc
 @c(RLMessagePortGetTypeID) public func rlMessagePortGetTypeID() -> RLTypeID { RLTypeID(HandleKind.messagePort.rawValue) }
 
 /// A port-name argument, as the bytes given (not decoded: any bytes but
-/// NUL); a malformed name is reported.
-private func portName(_ name: UnsafePointer<CChar>, _ function: StaticString) -> [UInt8]? {
+/// NUL); NULL and a malformed name are reported.
+private func portName(_ name: UnsafePointer<CChar>?, _ function: StaticString) -> [UInt8]? {
+    guard let name else {
+        reportError(function, .invalidArgument, "NULL name")
+        return nil
+    }
     let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
     guard PortWire.isValidName(bytes) else {
         reportError(function, .invalidArgument, "a port name is 1 to \(PortWire.maxNameLength) bytes (got \(bytes.count))")
@@ -21,10 +25,22 @@ private func reportSquat(_ function: StaticString, _ owner: uid_t, _ path: Strin
                 + "no port of this user can be created or reached until it is removed")
 }
 
+private func reportSystem(_ function: StaticString, _ error: Int32) {
+    reportError(function, .system(error), "the system refused: \(String(cString: strerror(error)))")
+}
+
+/// A name that cannot be had: the directory squatted, or the system
+/// refused (a name in use is for the caller to report).
+private func reportListenFailure(_ function: StaticString, _ failure: PortWire.ListenError) {
+    switch failure {
+    case .nameTaken: break
+    case .squatted(let owner, let path): reportSquat(function, owner, path)
+    case .system(let error): reportSystem(function, error)
+    }
+}
+
 /// A name for messages.
 private func display(_ name: [UInt8]?) -> String { String(decoding: name ?? [], as: UTF8.self) }
-
-private func systemError(_ error: Int32) -> String { String(cString: strerror(error)) }
 
 @c(RLMessagePortCreateLocal)
 public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?,
@@ -45,11 +61,8 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         reportError(function, .invalidArgument, "context version \(context.pointee.version) (only 0 is supported)")
         return nil
     }
-    var text: [UInt8]? = nil
-    if let name {
-        guard let checked = portName(name, function) else { return nil }
-        text = checked
-    }
+    let text = name.flatMap { portName($0, function) }
+    if name != nil && text == nil { return nil }
     switch LocalPort.make(name: text, callout: callout, context: context.pointee) {
     case .success(.created(let port)):
         shouldFreeInfo?.pointee = 0
@@ -60,11 +73,8 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
         reportError(function, .invalidArgument, "the name \"\(display(text))\" is in use by a local port of another process "
                     + "(or of this one, being made or freed at this moment)")
         return nil
-    case .failure(.squatted(let owner, let path)):
-        reportSquat(function, owner, path)
-        return nil
-    case .failure(.system(let error)):
-        reportError(function, .system(error), "the system refused: \(systemError(error))")
+    case .failure(let failure):
+        reportListenFailure(function, failure)
         return nil
     }
 }
@@ -72,10 +82,6 @@ public func rlMessagePortCreateLocal(_ allocator: RLAllocatorRef?, _ name: Unsaf
 @c(RLMessagePortCreateRemote)
 public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: UnsafePointer<CChar>?) -> RLMessagePortRef? {
     let function: StaticString = "RLMessagePortCreateRemote"
-    guard let name else {
-        reportError(function, .invalidArgument, "NULL name")
-        return nil
-    }
     guard let text = portName(name, function) else { return nil }
     switch RemotePort.connect(text) {
     case .success(let port):
@@ -93,7 +99,7 @@ public func rlMessagePortCreateRemote(_ allocator: RLAllocatorRef?, _ name: Unsa
                     + "for \(PortWire.connectPatience / 1_000_000) ms")
         return nil
     case .failure(.system(let error)):
-        reportError(function, .system(error), "the system refused: \(systemError(error))")
+        reportSystem(function, error)
         return nil
     }
 }
@@ -113,19 +119,11 @@ public func rlMessagePortSetName(_ ms: RLMessagePortRef?, _ newName: UnsafePoint
     let function: StaticString = "RLMessagePortSetName"
     return borrow(ms, as: .messagePort, function, orElse: 0) { (port: MessagePort) in
         guard let local = port as? LocalPort else { return 0 }  // CF: a remote cannot be renamed
-        guard let newName else {
-            reportError(function, .invalidArgument, "NULL name")
-            return 0
-        }
         guard let text = portName(newName, function) else { return 0 }
         switch local.rename(text) {
         case .success(let renamed): return cBool(renamed)
-        case .failure(.nameTaken): return 0
-        case .failure(.squatted(let owner, let path)):
-            reportSquat(function, owner, path)
-            return 0
-        case .failure(.system(let error)):
-            reportError(function, .system(error), "the system refused: \(systemError(error))")
+        case .failure(let failure):
+            reportListenFailure(function, failure)  // a name in use: false, as in CF
             return 0
         }
     }

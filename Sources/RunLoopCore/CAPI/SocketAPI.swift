@@ -7,6 +7,10 @@ public func rlSocketGetTypeID() -> RLTypeID { RLTypeID(HandleKind.socket.rawValu
 /// Wraps `fd` (see Socket.make), reporting failures as `function`.
 private func wrapSocket(_ fd: Int32, _ types: RLOptionFlags, _ callout: RLSocketCallBack?,
                         _ context: UnsafePointer<RLSocketContext>?, _ function: StaticString) -> RLSocketRef? {
+    guard fd >= 0 else {
+        reportError(function, .invalidArgument, "negative descriptor \(fd)")
+        return nil
+    }
     let made = Socket.make(fd: fd, callBackTypes: types) {
         var ctx = context?.pointee ?? RLSocketContext()
         if let retain = ctx.retain { ctx.info = UnsafeMutableRawPointer(mutating: retain(ctx.info)) }
@@ -17,7 +21,7 @@ private func wrapSocket(_ fd: Int32, _ types: RLOptionFlags, _ callout: RLSocket
         return (bridged, ctx.release.map { fn in { fn(info) } }, ctx)
     }
     switch made {
-    case .created(let socket), .existing(let socket): return socket.opaque
+    case .socket(let socket): return socket.opaque
     case .notOpen(let code):
         reportError(function, .invalidArgument, "descriptor \(fd) is not open (\(String(cString: strerror(code))))")
     case .full:
@@ -30,12 +34,7 @@ private func wrapSocket(_ fd: Int32, _ types: RLOptionFlags, _ callout: RLSocket
 public func rlSocketCreateWithNative(_ allocator: RLAllocatorRef?, _ sock: RLSocketNativeHandle,
                                      _ callBackTypes: RLOptionFlags, _ callout: RLSocketCallBack?,
                                      _ context: UnsafePointer<RLSocketContext>?) -> RLSocketRef? {
-    let cFunction: StaticString = "RLSocketCreateWithNative"
-    guard sock >= 0 else {
-        reportError(cFunction, .invalidArgument, "negative descriptor \(sock)")
-        return nil
-    }
-    return wrapSocket(sock, callBackTypes, callout, context, cFunction)
+    wrapSocket(sock, callBackTypes, callout, context, "RLSocketCreateWithNative")
 }
 
 @c(RLSocketCreate)
@@ -130,36 +129,34 @@ private func withAddress<R>(_ address: RLDataRef?, _ function: StaticString, orE
     }
 }
 
-/// A valid socket's descriptor, or nil (reported) when invalid.
-private func liveDescriptor(_ s: Socket, _ function: StaticString) -> Int32? {
-    let fd = s.fd
-    guard s.isValid, fd >= 0 else {
-        reportError(function, .invalidArgument, "the socket is invalid")
-        return nil
+/// `body` with a valid socket's descriptor, the timeout checked first;
+/// kRLSocketError (reported) for a bad handle, a NaN or an invalid socket.
+private func withDescriptor(_ s: RLSocketRef?, timeout: RLTimeInterval = 0, _ function: StaticString,
+                            _ body: (Int32) -> RLSocketError) -> RLSocketError {
+    borrow(s, as: .socket, function, orElse: kRLSocketError) { (socket: Socket) in
+        guard finiteArgument(timeout, "timeout", function) else { return kRLSocketError }
+        let fd = socket.fd
+        guard socket.isValid, fd >= 0 else {
+            reportError(function, .invalidArgument, "the socket is invalid")
+            return kRLSocketError
+        }
+        return body(fd)
     }
-    return fd
 }
 
 @c(RLSocketSetAddress)
 public func rlSocketSetAddress(_ s: RLSocketRef?, _ address: RLDataRef?) -> RLSocketError {
     let cFunction: StaticString = "RLSocketSetAddress"
-    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
-        guard let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
-        return withAddress(address, cFunction, orElse: kRLSocketError) { sa, length in
-            SocketIO.bindAndListen(fd, sa, length)
-        }
+    return withDescriptor(s, cFunction) { fd in
+        withAddress(address, cFunction, orElse: kRLSocketError) { SocketIO.bindAndListen(fd, $0, $1) }
     }
 }
 
 @c(RLSocketConnectToAddress)
 public func rlSocketConnectToAddress(_ s: RLSocketRef?, _ address: RLDataRef?, _ timeout: RLTimeInterval) -> RLSocketError {
     let cFunction: StaticString = "RLSocketConnectToAddress"
-    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
-        guard finiteArgument(timeout, "timeout", cFunction),
-              let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
-        return withAddress(address, cFunction, orElse: kRLSocketError) { sa, length in
-            SocketIO.connect(fd, sa, length, timeout: timeout)
-        }
+    return withDescriptor(s, timeout: timeout, cFunction) { fd in
+        withAddress(address, cFunction, orElse: kRLSocketError) { SocketIO.connect(fd, $0, $1, timeout: timeout) }
     }
 }
 
@@ -167,19 +164,15 @@ public func rlSocketConnectToAddress(_ s: RLSocketRef?, _ address: RLDataRef?, _
 public func rlSocketSendData(_ s: RLSocketRef?, _ address: RLDataRef?, _ data: RLDataRef?,
                              _ timeout: RLTimeInterval) -> RLSocketError {
     let cFunction: StaticString = "RLSocketSendData"
-    return borrow(s, as: .socket, cFunction, orElse: kRLSocketError) { (socket: Socket) in
-        guard finiteArgument(timeout, "timeout", cFunction),
-              let fd = liveDescriptor(socket, cFunction) else { return kRLSocketError }
-        return borrow(data, as: .data, cFunction, orElse: kRLSocketError) { (payload: Data) in
-            if address == nil {
-                return SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
+    return withDescriptor(s, timeout: timeout, cFunction) { fd in
+        borrow(data, as: .data, cFunction, orElse: kRLSocketError) { (payload: Data) in
+            let send = { (to: Data?) in
+                SocketIO.send(fd, payload.raw, to: to.map { UnsafePointer($0.bytes.assumingMemoryBound(to: sockaddr.self)) },
+                              socklen_t(to?.count ?? 0), timeout: timeout)
             }
-            return borrow(address, as: .data, cFunction, orElse: kRLSocketError) { (a: Data) in
-                a.count == 0
-                    ? SocketIO.send(fd, payload.raw, to: nil, 0, timeout: timeout)
-                    : SocketIO.send(fd, payload.raw, to: UnsafePointer(a.bytes.assumingMemoryBound(to: sockaddr.self)),
-                                    socklen_t(a.count), timeout: timeout)
-            }
+            // No address, or an empty one: the socket's peer.
+            guard address != nil else { return send(nil) }
+            return borrow(address, as: .data, cFunction, orElse: kRLSocketError) { (a: Data) in send(a.count > 0 ? a : nil) }
         }
     }
 }
@@ -194,29 +187,24 @@ public func rlSocketIsValid(_ s: RLSocketRef?) -> RLBoolean {
     borrow(s, as: .socket, "RLSocketIsValid", orElse: 0) { (socket: Socket) in cBool(socket.isValid) }
 }
 
-private func addressData(_ bytes: [UInt8]?, _ function: StaticString) -> RLDataRef? {
-    guard let bytes else { return nil }
-    guard let data = Data.make(copying: bytes, count: bytes.count) else {
-        reportError(function, .resources, "handle table full")
-        return nil
+/// The socket's address as `query` gives it, in a new RLData.
+private func copyAddress(_ s: RLSocketRef?, _ query: SocketIO.AddressQuery, _ function: StaticString) -> RLDataRef? {
+    borrow(s, as: .socket, function, orElse: nil) { (socket: Socket) in
+        guard let bytes = socket.address(query) else { return nil }
+        guard let data = Data.make(bytes) else {
+            reportError(function, .resources, "handle table full")
+            return nil
+        }
+        return data.opaque
     }
-    return data.opaque
 }
 
 @c(RLSocketCopyAddress)
-public func rlSocketCopyAddress(_ s: RLSocketRef?) -> RLDataRef? {
-    let cFunction: StaticString = "RLSocketCopyAddress"
-    return borrow(s, as: .socket, cFunction, orElse: nil) { (socket: Socket) in
-        addressData(socket.localAddress(), cFunction)
-    }
-}
+public func rlSocketCopyAddress(_ s: RLSocketRef?) -> RLDataRef? { copyAddress(s, getsockname, "RLSocketCopyAddress") }
 
 @c(RLSocketCopyPeerAddress)
 public func rlSocketCopyPeerAddress(_ s: RLSocketRef?) -> RLDataRef? {
-    let cFunction: StaticString = "RLSocketCopyPeerAddress"
-    return borrow(s, as: .socket, cFunction, orElse: nil) { (socket: Socket) in
-        addressData(socket.remoteAddress(), cFunction)
-    }
+    copyAddress(s, getpeername, "RLSocketCopyPeerAddress")
 }
 
 @c(RLSocketGetContext)
@@ -257,14 +245,10 @@ public func rlSocketSetSocketFlags(_ s: RLSocketRef?, _ flags: RLOptionFlags) {
 
 @c(RLSocketDisableCallBacks)
 public func rlSocketDisableCallBacks(_ s: RLSocketRef?, _ callBackTypes: RLOptionFlags) {
-    borrow(s, as: .socket, "RLSocketDisableCallBacks", orElse: ()) { (socket: Socket) in
-        socket.disableCallBacks(callBackTypes)
-    }
+    borrow(s, as: .socket, "RLSocketDisableCallBacks", orElse: ()) { (socket: Socket) in socket.disableCallBacks(callBackTypes) }
 }
 
 @c(RLSocketEnableCallBacks)
 public func rlSocketEnableCallBacks(_ s: RLSocketRef?, _ callBackTypes: RLOptionFlags) {
-    borrow(s, as: .socket, "RLSocketEnableCallBacks", orElse: ()) { (socket: Socket) in
-        socket.enableCallBacks(callBackTypes)
-    }
+    borrow(s, as: .socket, "RLSocketEnableCallBacks", orElse: ()) { (socket: Socket) in socket.enableCallBacks(callBackTypes) }
 }

@@ -2,10 +2,10 @@ import CRunLoop
 import CRunLoopShims
 import Glibc
 
-/// The blocking socket operations of RLSocket (bind and listen, connect
-/// and send with a timeout), with CF's result codes.  They run on the
-/// calling thread and never touch a loop.  errno is left as the failing
-/// system call set it.
+/// The socket system calls of RLSocket: addresses, and the blocking
+/// operations (bind and listen, connect and send with a timeout) with CF's
+/// result codes.  They run on the calling thread and never touch a loop.
+/// errno is left as the failing system call set it.
 package enum SocketIO {
     /// bind, then listen (backlog 256, as CF; its failure is ignored, as
     /// for a datagram socket, which cannot listen).
@@ -17,34 +17,63 @@ package enum SocketIO {
         return kRLSocketSuccess
     }
 
-    /// Seconds left before `deadline` (monotonic ns) as poll(2)
-    /// milliseconds, rounded up; -1 for no deadline.
-    private static func pollMilliseconds(until deadline: UInt64?) -> Int32 {
-        guard let deadline else { return -1 }
-        let now = Clock.monotonicNow()
-        guard deadline > now else { return 0 }
-        return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    /// getsockname or getpeername.
+    package typealias AddressQuery = (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?) -> Int32
+
+    /// Runs a system call that fills in a socket address: its result, and
+    /// the address's bytes when it succeeded (errno is left as it failed).
+    static func withAddress<R: BinaryInteger>(
+        _ call: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> R) -> (R, [UInt8]) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutableBytes(of: &storage) { call($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length) }
+        guard rc >= 0 else { return (rc, []) }
+        return (rc, withUnsafeBytes(of: &storage) { Array($0.prefix(Int(length))) })
     }
 
-    private static func deadline(after timeout: Double) -> UInt64? {
-        guard timeout > 0 else { return nil }
-        return Clock.monotonicNow() &+ UInt64(min(timeout, 1e9) * 1e9)
+    /// The address `query` gives for `fd`; nil when it fails.
+    static func address(_ fd: Int32, _ query: AddressQuery) -> [UInt8]? {
+        let (rc, bytes) = withAddress { query(fd, $0, $1) }
+        return rc == 0 ? bytes : nil
     }
 
-    /// Waits until `fd` has `events` or the deadline passes; false on
-    /// timeout or failure.
-    private static func wait(_ fd: Int32, _ events: Int16, until deadline: UInt64?) -> Bool {
+    package enum PollOutcome { case ready, timedOut, hangup, failed }
+
+    /// Waits in poll() for `events` on `fd` until `deadline` (monotonic ns;
+    /// `Clock.never`: no limit).  `.hangup`: POLLHUP, POLLERR or POLLNVAL
+    /// without an asked event; `.failed`: poll() failed (errno says why).
+    package static func wait(_ fd: Int32, _ events: Int16, until deadline: UInt64) -> PollOutcome {
         var entry = pollfd(fd: fd, events: events, revents: 0)
         while true {
-            let rc = poll(&entry, 1, pollMilliseconds(until: deadline))
-            if rc > 0 { return true }
-            if rc == 0 {
-                if deadline == nil || pollMilliseconds(until: deadline) > 0 { continue }
-                errno = ETIMEDOUT
-                return false
+            let now = rl_monotonic_ns()
+            let ms = deadline == Clock.never ? -1
+                : Int32(min((deadline > now ? deadline - now + 999_999 : 0) / 1_000_000, UInt64(Int32.max)))
+            let n = poll(&entry, 1, ms)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return .failed }
+            if n == 0 {
+                if rl_monotonic_ns() >= deadline { return .timedOut }
+                continue
             }
-            if errno != EINTR { return false }
+            return entry.revents & events != 0 ? .ready : .hangup
         }
+    }
+
+    /// Waits for room to write: nil when there is (or the peer hung up:
+    /// the next call says so), else the result for the caller.
+    private static func awaitWritable(_ fd: Int32, until deadline: UInt64) -> RLSocketError? {
+        switch wait(fd, Int16(POLLOUT), until: deadline) {
+        case .ready, .hangup: return nil
+        case .timedOut:
+            errno = ETIMEDOUT
+            return kRLSocketTimeout
+        case .failed: return kRLSocketError
+        }
+    }
+
+    /// `timeout` seconds from now; no limit for 0 or less.
+    private static func deadline(after timeout: Double) -> UInt64 {
+        timeout > 0 ? Clock.deadline(after: timeout, from: Clock.monotonicNow()) : Clock.never
     }
 
     /// CF's connect: timeout < 0 starts a background connect (success at
@@ -69,9 +98,7 @@ package enum SocketIO {
         if rc == 0 { return kRLSocketSuccess }
         guard errno == EINPROGRESS || errno == EAGAIN else { return kRLSocketError }
         if timeout < 0 { return kRLSocketSuccess }
-        guard wait(fd, Int16(POLLOUT), until: deadline(after: timeout)) else {
-            return errno == ETIMEDOUT ? kRLSocketTimeout : kRLSocketError
-        }
+        if let failure = awaitWritable(fd, until: deadline(after: timeout)) { return failure }
         var failure: Int32 = 0
         var size = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &size) != 0 { return kRLSocketError }
@@ -102,9 +129,7 @@ package enum SocketIO {
             }
             if n < 0 && errno == EINTR { continue }
             guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else { return kRLSocketError }
-            guard wait(fd, Int16(POLLOUT), until: limit) else {
-                return errno == ETIMEDOUT ? kRLSocketTimeout : kRLSocketError
-            }
+            if let failure = awaitWritable(fd, until: limit) { return failure }
         }
         return kRLSocketSuccess
     }

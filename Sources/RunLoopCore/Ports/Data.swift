@@ -25,6 +25,9 @@ package final class Data: Object, @unchecked Sendable {
         return HandleTable.shared.register(data) ? data : nil
     }
 
+    /// A copy of `bytes` with its handle; nil when the handle table is full.
+    package static func make(_ bytes: [UInt8]) -> Data? { make(copying: bytes, count: bytes.count) }
+
     package var raw: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bytes, count: count) }
 
     deinit { free(bytes) }

@@ -3,8 +3,7 @@ import Glibc
 /// The names this process serves: name → handle of the valid local port
 /// bound to it.  RLMessagePortCreateLocal looks here first, so a second
 /// local port of a name this process already serves is that port (CF's
-/// rule), while a name served by another process is refused by the socket
-/// layer (PortWire.listen) as before.
+/// rule), while PortWire.listen refuses a name another process serves.
 ///
 /// Entries are handles, not objects: a port destroyed without leaving
 /// (it always leaves in `LocalPort.closeTransport`) or inherited across

@@ -28,14 +28,9 @@ package class MessagePort: Object, @unchecked Sendable {
         super.init(kind: .messagePort)
     }
 
-    /// A malloc()ed, NUL-terminated copy of `bytes`.
+    /// A malloc()ed, NUL-terminated copy of `bytes` (a name: no NUL in it).
     private static func cCopy(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
-        guard let copy = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
-        bytes.withUnsafeBytes { raw in
-            if raw.count > 0 { UnsafeMutableRawPointer(copy).copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
-        }
-        copy[bytes.count] = 0
-        return copy
+        (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { strdup($0.baseAddress!) } }
     }
 
     deinit { names.withLock { for name in $0 { free(name) } } }

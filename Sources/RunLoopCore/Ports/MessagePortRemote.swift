@@ -54,7 +54,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
 
     // MARK: sending
 
-    private enum Step {
+    private enum Step: Error {
         case done(Outcome)
         /// The port is (or became) invalid: invalidate, then fail with code.
         case invalid(Int32)
@@ -87,7 +87,7 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
         if fd < 0 {
             switch reconnect(until: sendDeadline) {
             case .success(let fresh): fd = fresh
-            case .failure(let failure): return failure.step
+            case .failure(let step): return step
             }
         }
         sequence &+= 1
@@ -110,31 +110,27 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
     private func awaitReply(_ fd: Int32, until deadline: UInt64) -> Step {
         var ended = false
         while true {
-            while true {
+            frames: while true {
                 switch reader.next() {
                 case .success(let frame?):
                     guard frame.kind == .reply, frame.seq == sequence else { continue }
-                    let data = frame.payload.flatMap { payload in
-                        payload.withUnsafeBytes { Data.make(copying: $0.baseAddress, count: $0.count) }
-                    }
-                    return .done(.success(data))
+                    return .done(.success(frame.payload.flatMap { Data.make($0) }))
                 case .success(nil):
-                    break
+                    break frames
                 case .failure:
                     dropConnection()
                     return .done(.failed(PortStatus.transportError))
                 }
-                break
             }
             if ended { return .invalid(PortStatus.becameInvalid) }
-            if case .timedOut = PortWire.waitFor(fd, Int16(POLLIN), until: deadline) {
+            if case .timedOut = SocketIO.wait(fd, Int16(POLLIN), until: deadline) {
                 return .done(.failed(PortStatus.receiveTimeout))
             }
-            if PortWire.readAvailable(fd, into: &reader) == .endOfStream { ended = true }
+            if PortWire.readAvailable(fd, into: &reader).outcome == .endOfStream { ended = true }
         }
     }
 
-    private func reconnect(until deadline: UInt64) -> Result<Int32, StepFailure> {
+    private func reconnect(until deadline: UInt64) -> Result<Int32, Step> {
         switch PortWire.connect(remoteName, until: deadline) {
         case .success(let fd):
             let installed = connection.withLock { current -> Bool in
@@ -144,22 +140,17 @@ package final class RemotePort: MessagePort, @unchecked Sendable {
             }
             guard installed else {
                 close(fd)
-                return .failure(StepFailure(.done(.failed(PortStatus.isInvalid))))
+                return .failure(.done(.failed(PortStatus.isInvalid)))
             }
             reader = PortWire.Reader()
             return .success(fd)
         case .failure(.noSuchPort), .failure(.foreignOwner), .failure(.squatted):
-            return .failure(StepFailure(.invalid(PortStatus.isInvalid)))
+            return .failure(.invalid(PortStatus.isInvalid))
         case .failure(.busy):
-            return .failure(StepFailure(.done(.failed(PortStatus.sendTimeout))))  // no room until the send deadline
+            return .failure(.done(.failed(PortStatus.sendTimeout)))  // no room until the send deadline
         case .failure(.system):
-            return .failure(StepFailure(.done(.failed(PortStatus.transportError))))
+            return .failure(.done(.failed(PortStatus.transportError)))
         }
-    }
-
-    private struct StepFailure: Error {
-        let step: Step
-        init(_ step: Step) { self.step = step }
     }
 
     private func dropConnection() {

@@ -127,16 +127,12 @@ package enum PortWire {
         if case .failure(let failure) = PortDirectory.check(create: true) { return .failure(listenError(failure)) }
         let fd = newSocket()
         guard fd >= 0 else { return .failure(.system(errno)) }
-        var (addr, length, path) = PortDirectory.address(name)
-        let bindOnce = { () -> Int32 in
-            withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 ? 0 : errno }
-            }
-        }
+        let (addr, length, path) = PortDirectory.address(name)
+        let bindOnce = { withSockaddr(addr) { bind(fd, $0, length) } == 0 ? 0 : errno }
         let outcome = PortDirectory.locked { () -> Result<Listener, ListenError> in
             var error = bindOnce()
             if error == EADDRINUSE {
-                switch probe(&addr, length) {
+                switch probe(addr, length) {
                 case .listening(let owner):
                     return .failure(owner == getuid() ? .nameTaken : .squatted(owner: owner, path: path))
                 case .stale:
@@ -156,29 +152,19 @@ package enum PortWire {
             PortDirectory.remember(path, identity)
             return .success(Listener(fd: fd, path: path, identity: identity))
         }
-        switch outcome {
-        case .success(.success(let listener)):
-            return .success(listener)
-        case .success(.failure(let failure)):
-            close(fd)
-            return .failure(failure)
-        case .failure(let failure):
-            close(fd)
-            return .failure(listenError(failure))
-        }
+        let listener = outcome.mapError(listenError).flatMap { $0 }
+        if case .failure = listener { close(fd) }
+        return listener
     }
 
     private enum Probe { case listening(owner: uid_t), stale, failed(Int32) }
 
     /// Whether a process listens on the socket file at `addr`.
-    private static func probe(_ addr: inout sockaddr_un, _ length: socklen_t) -> Probe {
+    private static func probe(_ addr: sockaddr_un, _ length: socklen_t) -> Probe {
         let fd = newSocket()
         guard fd >= 0 else { return .failed(errno) }
         defer { close(fd) }
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
-        }
-        if connected == 0 { return .listening(owner: peerUID(fd) ?? uid_t.max) }
+        if withSockaddr(addr, { Glibc.connect(fd, $0, length) }) == 0 { return .listening(owner: peerUID(fd) ?? uid_t.max) }
         switch errno {
         case ECONNREFUSED, ENOENT: return .stale
         case EAGAIN: return .listening(owner: getuid())  // a full backlog: someone listens
@@ -227,26 +213,17 @@ package enum PortWire {
         // at once with EAGAIN).
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(.system(errno)) }
-        var (addr, length, _) = PortDirectory.address(name)
-        var error: Int32 = 0
-        while true {
-            let now = rl_monotonic_ns()
-            guard now < deadline else {
-                error = EAGAIN
-                break
-            }
+        let (addr, length, _) = PortDirectory.address(name)
+        var error = EAGAIN  // also when the deadline passes
+        var now = rl_monotonic_ns()
+        while now < deadline {
             let remaining = min(deadline - now, 3600 * 1_000_000_000)
             var patience = timeval(tv_sec: Int(remaining / 1_000_000_000), tv_usec: Int(remaining % 1_000_000_000 / 1000) + 1)
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
-            let connected = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
-            }
-            if connected == 0 {
-                error = 0
-                break
-            }
-            error = errno
+            error = withSockaddr(addr, { Glibc.connect(fd, $0, length) }) == 0 ? 0 : errno
             if error != EINTR && error != EAGAIN { break }
+            error = EAGAIN
+            now = rl_monotonic_ns()
         }
         if error != 0 {
             close(fd)
@@ -279,12 +256,17 @@ package enum PortWire {
                 let error = errno
                 if error == EINTR || error == ECONNABORTED { continue }
                 // Out of descriptors or memory: outlasts a retry.
-                return AcceptBackoff.isShortage(error) ? .exhausted(error) : .none
+                return ListenerSet.isShortage(error) ? .exhausted(error) : .none
             }
             if peerUID(fd) == getuid() { return .accepted(fd) }
             close(fd)
             return .refused
         }
+    }
+
+    /// `body` with `addr` as the generic socket address.
+    private static func withSockaddr(_ addr: sockaddr_un, _ body: (UnsafePointer<sockaddr>) -> Int32) -> Int32 {
+        withUnsafePointer(to: addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
     }
 
     private static func peerUID(_ fd: Int32) -> uid_t? {
@@ -310,10 +292,10 @@ package enum PortWire {
             }
             if n < 0 && errno == EINTR { continue }
             guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else { return .peerGone }
-            switch waitFor(fd, Int16(POLLOUT), until: deadline) {
+            switch SocketIO.wait(fd, Int16(POLLOUT), until: deadline) {
             case .ready: continue
             case .timedOut: return .timedOut(written: written)
-            case .hangup: return .peerGone
+            case .hangup, .failed: return .peerGone
             }
         }
         return .done
@@ -332,50 +314,24 @@ package enum PortWire {
 
     package enum ReadOutcome { case drained, more, endOfStream }
 
-    /// Reads everything available now into `reader`.
-    package static func readAvailable(_ fd: Int32, into reader: inout Reader) -> ReadOutcome {
-        var unlimited = Int.max
-        return readAvailable(fd, into: &reader, budget: &unlimited)
-    }
-
-    /// Reads what is available now into `reader`, taking the bytes read
-    /// from `budget` and stopping once it is used up (at most one 64 KiB
-    /// chunk beyond it; `.more`: bytes may be left).
-    package static func readAvailable(_ fd: Int32, into reader: inout Reader, budget: inout Int) -> ReadOutcome {
+    /// Reads what is available now into `reader`, stopping once `budget`
+    /// bytes are read (at most one 64 KiB chunk beyond it; `.more`: bytes
+    /// may be left).  The outcome and the bytes read.
+    package static func readAvailable(_ fd: Int32, into reader: inout Reader,
+                                      budget: Int = .max) -> (outcome: ReadOutcome, read: Int) {
         withUnsafeTemporaryAllocation(byteCount: 65536, alignment: 8) { chunk in
-            while budget > 0 {
+            var read = 0
+            while read < budget {
                 let n = recv(fd, chunk.baseAddress, chunk.count, 0)
                 if n > 0 {
                     reader.append(UnsafeRawBufferPointer(rebasing: chunk[..<n]))
-                    budget -= n
+                    read += n
                     continue
                 }
                 if n < 0 && errno == EINTR { continue }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .drained }
-                return .endOfStream
+                return (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .drained : .endOfStream, read)
             }
-            return .more
-        }
-    }
-
-    package enum PollOutcome { case ready, timedOut, hangup }
-
-    /// Waits in poll() for `events` on fd until `deadline` (monotonic ns).
-    package static func waitFor(_ fd: Int32, _ events: Int16, until deadline: UInt64) -> PollOutcome {
-        while true {
-            let now = rl_monotonic_ns()
-            let remaining = deadline > now ? deadline - now : 0
-            let ms = Int32(min((remaining + 999_999) / 1_000_000, UInt64(Int32.max)))
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let n = poll(&entry, 1, ms)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .hangup }
-            if n == 0 {
-                if rl_monotonic_ns() >= deadline { return .timedOut }
-                continue
-            }
-            if entry.revents & events != 0 { return .ready }
-            return .hangup  // POLLHUP / POLLERR / POLLNVAL without the asked event
+            return (.more, read)
         }
     }
 
