@@ -13,7 +13,8 @@
  *   C. Flags and properties: default flags per type, Set/GetSocketFlags,
  *      GetNative (-1 once invalid), GetContext (zeros once invalid, info
  *      released once), CreateWithNative of a wrapped descriptor gives the
- *      same socket, one source per socket, close-on-invalidate on and off.
+ *      same socket, one source per socket, close-on-invalidate on and off;
+ *      RLCopyDescription names an RLSocket, its validity and its types.
  *   D. Re-enable: a read callback with automatic re-enable fires on every
  *      pass while readable; without it once, until EnableCallBacks; a
  *      DisableCallBacks'd type stays quiet; the write callback is one-shot
@@ -250,6 +251,17 @@ static void count_release(const void *info) { releases++; }
 static const void *same(const void *info) { return info; }
 static void quiet(RLSocketRef s, RLSocketCallBackType t, RLDataRef a, const void *d, void *i) {}
 
+/* RLCopyDescription names the socket's type, validity and callback types
+ * (its address and descriptor number are not traced). */
+static void describe_socket(const char *when, RLSocketRef s)
+{
+    char *d = RLCopyDescription(s);
+    TRACE("C: description when %s: RLSocket %s, valid = Yes %s, valid = No %s, callback types = 0x1 %s", when,
+          yes_no(d && strncmp(d, "<RLSocket 0x", 12) == 0), yes_no(d && strstr(d, "valid = Yes")),
+          yes_no(d && strstr(d, "valid = No")), yes_no(d && strstr(d, "callback types = 0x1")));
+    free(d);
+}
+
 static void flags_and_properties(void)
 {
     static const RLOptionFlags types[] = {
@@ -273,6 +285,7 @@ static void flags_and_properties(void)
     RLSocketSetSocketFlags(s, kRLSocketAutomaticallyReenableReadCallBack);
     TRACE("C: flags after Set: 0x%lx", (unsigned long)RLSocketGetSocketFlags(s));
     TRACE("C: native is the descriptor: %s", yes_no(RLSocketGetNative(s) == sv[0]));
+    describe_socket("valid", s);
     RLSocketContext got;
     memset(&got, 0, sizeof got);
     RLSocketGetContext(s, &got);
@@ -286,6 +299,7 @@ static void flags_and_properties(void)
           RLSocketGetNative(s), got.info ? "set" : "NULL", releases, yes_no(RLRunLoopSourceIsValid(s1)),
           yes_no(fcntl(sv[0], F_GETFD) != -1));
     TRACE("C: no source once invalid: %s", yes_no(RLSocketCreateRunLoopSource(NULL, s, 0) == NULL));
+    describe_socket("invalid", s);
     RLRelease(s1);
     RLRelease(s2);
     RLRelease(s);

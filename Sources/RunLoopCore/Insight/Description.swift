@@ -14,6 +14,9 @@ package func describe(_ object: Object) -> String {
         return header("RLFileDescriptor", f) + "{valid = \(yesNo(f.isValid)), fd = \(f.fd), enabled = "
             + "\(f.enabledCallBacks & FileDescriptor.readCallBack != 0 ? "read" : "")"
             + "\(f.enabledCallBacks & FileDescriptor.writeCallBack != 0 ? " write" : ""), closeOnInvalidate = \(yesNo(f.closeOnInvalidate))}"
+    case let s as Socket:
+        return header("RLSocket", s) + "{valid = \(yesNo(s.isValid)), fd = \(s.fd), callback types = 0x"
+            + "\(String(s.callBackTypes, radix: 16)), flags = 0x\(String(s.flags, radix: 16))}"
     case let data as Data:
         return header("RLData", data) + "{length = \(data.count)}"
     case let port as MessagePort:
