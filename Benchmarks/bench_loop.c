@@ -651,6 +651,58 @@ static void *fdone_thread(void *arg)
     free(p);
     return NULL;
 }
+/* ------------------------------------------------------------------------
+ * 5c. the same round as a ported CF program writes it: N eventfds, each
+ *     an RLFileDescriptor with read callbacks enabled and its own run
+ *     loop source; per round one of them is written, and
+ *     RLRunLoopRunInMode(default, 1.0, true) runs until its callout has
+ *     read it and re-enabled read callbacks (they are one-shot, CF's
+ *     model).  Reports the time per round.
+ * ---------------------------------------------------------------------- */
+static void fdcf_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info)
+{
+    (void)types;
+    eventfd_t v;
+    if (eventfd_read(*(int *)info, &v) == 0) g_fd_performed++;
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+}
+
+static void *fdcf_thread(void *arg)
+{
+    struct fdone *f = arg;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int *p = xcalloc((size_t)f->n, sizeof *p);
+    RLFileDescriptorRef *fds = xcalloc((size_t)f->n, sizeof *fds);
+    for (long i = 0; i < f->n; i++) {
+        if ((p[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) { perror("eventfd"); exit(2); }
+        RLFileDescriptorContext ctx = { 0, &p[i], NULL, NULL, NULL };
+        fds[i] = RLFileDescriptorCreate(NULL, p[i], false, fdcf_callout, &ctx);
+        RLFileDescriptorEnableCallBacks(fds[i], kRLFileDescriptorReadCallBack);
+        RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(NULL, fds[i], 0);
+        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        RLRelease(s);
+    }
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);  /* the wait set is made before timing */
+    g_fd_performed = 0;
+    uint64_t t0 = now_ns();
+    for (long r = 0; r < f->rounds; r++) {
+        long k = (r * 7919) % f->n;
+        if (eventfd_write(p[k], 1) != 0) { perror("write"); exit(2); }
+        while (g_fd_performed <= r) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, true);
+    }
+    uint64_t t1 = now_ns();
+    char name[32];
+    snprintf(name, sizeof name, "fdcf%ld", f->n);
+    result(name, IMPL, "per_ready", (double)(t1 - t0) / (double)f->rounds, "ns");
+    for (long i = 0; i < f->n; i++) {
+        RLFileDescriptorInvalidate(fds[i]);
+        RLRelease(fds[i]);
+        close(p[i]);
+    }
+    free(fds);
+    free(p);
+    return NULL;
+}
 #endif
 
 /* ------------------------------------------------------------------------
@@ -852,6 +904,12 @@ int main(int argc, char **argv)
         need_fds((rlim_t)f.n + 64);
         pthread_join(spawn(fdone_thread, &f), NULL);
 #endif
+    } else if (!strcmp(w, "fdcf")) {
+#ifndef BENCH_CF
+        struct fdone f = { arg_long(argc, argv, 2, 10000), arg_long(argc, argv, 3, 20000) };
+        need_fds((rlim_t)f.n + 64);
+        pthread_join(spawn(fdcf_thread, &f), NULL);
+#endif
     } else if (!strcmp(w, "idle")) {
         int with_timer = (int)arg_long(argc, argv, 2, 0);
         pthread_join(spawn(idle_thread, &with_timer), NULL);
@@ -864,7 +922,7 @@ int main(int argc, char **argv)
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
         fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|hotonefn|"
-                "timers|spread|sources|fds|fdone|idle|lateness|memory [args]\n", argv[0]);
+                "timers|spread|sources|fds|fdone|fdcf|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -16,7 +16,7 @@ import sys
 # First match wins.  Swift symbols are mangled: `4LockV` is the Lock type,
 # `7Stripes` the stripe locks, `CfD` a deallocating deinit.
 CATEGORIES = [
-    ("benchmark harness", r"Benchmarks/|bench_|shuffled|timer_fired|fd_ready|fd_perform"),
+    ("benchmark harness", r"Benchmarks/|bench_|shuffled|timer_fired|fd_ready|fd_perform|fdone_ready|fdcf_callout|efd_perform"),
     ("process setup", r"ld-linux|/elf/|dl-lookup|_dl_"),
     ("system calls (read, write, epoll)", r"sysdeps/unix/sysv/linux/(read|write|epoll_wait|epoll_pwait)|"
                                           r"cancellation\.c|syscall"),
@@ -30,6 +30,7 @@ CATEGORIES = [
     ("timer queue", r"TimerHeap|ModeTimers|TimerSlots|DueTimers|MallocList|uv_timer_start|uv_timer_stop|"
                     r"g_source_set_ready_time"),
     ("statistics", r"Insight|Statistics|callOutTo"),
+    ("hashing", r"Hasher|SipHash|_hash|hashValue|hash\(into"),
 ]
 OTHER = "the loop's other work"
 

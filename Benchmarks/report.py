@@ -57,6 +57,8 @@ ROWS = [
     ("fds1000", "passes", "5. 1,000 fds ready at once: passes (epoll_waits for the floor)", None),
     ("fdone1", "per_ready", "5b. 1 fd ready, 1 registered: wake, handle", False),
     ("fdone10000", "per_ready", "5b. 1 fd ready of 10,000 registered", False),
+    ("fdcf1", "per_ready", "5c. RLFileDescriptor re-enabled in its callout, RunInMode per round, 1 registered", False),
+    ("fdcf10000", "per_ready", "5c. the same, 1 ready of 10,000 registered", False),
     ("idle", "wakeups", "6. idle 3 s, no timer: wake-ups (observer)", None),
     ("idle", "ctxsw", "6. idle 3 s, no timer: voluntary ctx switches", None),
     ("idle", "cpu", "6. idle 3 s, no timer: CPU", None),
@@ -216,6 +218,14 @@ def targets(med, runs):
                   if g("fdone1", "per_ready", i) and g("fdone10000", "per_ready", i)]
         check("1 ready fd of 10,000 registered ≤ 1.2× of 1 registered", d10k <= 1.2 * d1,
               f"{d10k / d1:.2f}×" + (f" (the same ratio for {', '.join(others)})" if others else ""))
+    # Issue 42: the version-1 rows and a CF program's round (5c) ≤ libuv.
+    for w, name in (("fdone1", "1 fd ready, 1 registered"), ("fdone10000", "1 fd ready of 10,000"),
+                    ("fdcf1", "RLFileDescriptor round, 1 registered"),
+                    ("fdcf10000", "RLFileDescriptor round, 1 of 10,000")):
+        r, u = g(w, "per_ready", "runloop"), g(w, "per_ready", "uv")
+        ratio = paired(w, "per_ready", "runloop", "uv")
+        if r and u and ratio:
+            check(f"{name} ≤ libuv", ratio <= 1.0, f"{ratio:.2f}× (paired; of the medians {r / u:.2f}×)")
     w0, w1 = g("idle", "wakeups", "runloop"), g("idle_timer", "wakeups", "runloop")
     if w0 is not None:
         check("zero wake-ups idle with no timers", w0 == 0, f"{w0:g} wake-ups")

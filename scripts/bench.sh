@@ -157,6 +157,9 @@ run $R "runloop glib uv floor" fds 20
 echo "5b. 1 fd ready among 1 and 10,000 registered ($FDONE rounds x $R; eventfds)"
 run $R "runloop uv floor" fdone 1 $FDONE
 run $R "runloop uv floor" fdone 10000 $FDONE
+echo "5c. the same round as a CF program: RLFileDescriptor re-enabled in its callout, RunInMode per round (uv_poll_t + UV_RUN_ONCE)"
+run $R "runloop uv floor" fdcf 1 $FDONE
+run $R "runloop uv floor" fdcf 10000 $FDONE
 echo "6. idle (3.25 s each, $IDLE_IMPLS)"
 run 1 "$IDLE_IMPLS" idle 0
 run 1 "$IDLE_IMPLS" idle 1

@@ -6,6 +6,12 @@
 # Instruction counts are reproducible on a noisy machine; times are not.
 #   bash scripts/costs.sh timers     one-shot timers, all due (10k and 20k)
 #   bash scripts/costs.sh fds        1,000 ready descriptors (20 and 40 bursts)
+#   bash scripts/costs.sh fdcf [N]   one round of a CF program: one
+#                                    RLFileDescriptor of N (default 10,000)
+#                                    ready, read and re-enabled in its callout,
+#                                    RunInMode per round; libuv's uv_poll_t +
+#                                    UV_RUN_ONCE and the epoll floor
+#                                    (2,000 and 4,000 rounds)
 # Builds and uses the Release build of scripts/bench.sh (build-bench/).
 set -uo pipefail
 RUNLOOP_BUILD_DIR="${RUNLOOP_BUILD_DIR:-build-bench}"
@@ -15,7 +21,9 @@ cd "$RUNLOOP_ROOT" || exit 1
 case "${1:-}" in
   timers) args=(timers); small=10000; large=20000; units=10000; impls="runloop glib uv"; what="timer" ;;
   fds) args=(fds); small=20; large=40; units=20000; impls="runloop glib uv floor"; what="ready descriptor" ;;
-  *) echo "usage: $0 timers|fds"; exit 2 ;;
+  fdcf) args=(fdcf "${2:-10000}"); small=2000; large=4000; units=2000; impls="runloop uv floor"
+        what="round (1 ready of ${2:-10000})" ;;
+  *) echo "usage: $0 timers|fds|fdcf [N]"; exit 2 ;;
 esac
 
 ensure_tools || { echo "COSTS FAILED: tools"; exit 1; }
