@@ -77,6 +77,7 @@ extension Loop {
             // signals the descriptor again.
             rl_drain_counter(fd)
             self.drainMainQueue(drain, fd: fd)
+            return true
         })
         let source = Source(order: 0, callbacks: callbacks, descriptor: fd, interest: EPOLLIN.rawValue)
         guard HandleTable.shared.register(source) else { return }

@@ -226,7 +226,7 @@ package final class Socket: Object, @unchecked Sendable {
                 perform: {},
                 release: { [self] in releaseRef() },
                 describe: { "socket \(fd)" },
-                ready: { [self] events in handleReady(events) })
+                ready: { [self] events in handleReady(events); return true })
             let source = Source(order: order, callbacks: callbacks, descriptor: watched.descriptor,
                                 interest: watched.interest)
             guard HandleTable.shared.register(source) else { return nil }

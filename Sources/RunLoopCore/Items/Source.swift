@@ -13,12 +13,13 @@ package struct SourceCallbacks {
     package var release: (() -> Void)?
     package var describe: (() -> String?)?
     /// Version-1 sources: called instead of `perform` with the ready epoll
-    /// events of the descriptor.
-    package var ready: ((UInt32) -> Void)? = nil
+    /// events of the descriptor; whether it called out (false: nothing of
+    /// the source's was ready, and the pass did not handle it).
+    package var ready: ((UInt32) -> Bool)? = nil
 
     package init(schedule: ((Loop, ModeName) -> Void)? = nil, cancel: ((Loop, ModeName) -> Void)? = nil,
                  perform: @escaping () -> Void, release: (() -> Void)? = nil, describe: (() -> String?)? = nil,
-                 ready: ((UInt32) -> Void)? = nil) {
+                 ready: ((UInt32) -> Bool)? = nil) {
         self.schedule = schedule
         self.cancel = cancel
         self.perform = perform
@@ -374,13 +375,14 @@ package final class Source: Object, @unchecked Sendable {
         for loop in withLoops({ $0.all }) { loop.descriptorsChanged(self) }
     }
 
-    /// Called on the loop's thread when the descriptor is ready.
-    package func handleReady(_ events: UInt32) {
+    /// Called on the loop's thread when the descriptor is ready; whether
+    /// it called out.
+    package func handleReady(_ events: UInt32) -> Bool {
         if case .closures(let box) = actions, let ready = box.value.ready {
-            withInfo { ready(events) }
-        } else {
-            perform()
+            return gate.callOut({ ready(events) }, release: { releaseInfo() }) ?? false
         }
+        perform()
+        return true
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }

@@ -33,10 +33,13 @@ extension Loop {
         timing.time(source.handle) { _ in source.perform() }
     }
 
-    /// Performs a version-1 source whose descriptor is ready for `events`.
+    /// Performs a version-1 source whose descriptor is ready for `events`;
+    /// whether it called out.
     @inline(never)
-    package func callOutToDescriptor(_ source: Source, _ events: UInt32, _ timing: inout CalloutTiming) {
-        timing.time(source.handle) { _ in source.handleReady(events) }
+    package func callOutToDescriptor(_ source: Source, _ events: UInt32, _ timing: inout CalloutTiming) -> Bool {
+        var called = false
+        timing.time(source.handle) { _ in called = source.handleReady(events) }
+        return called
     }
 
     /// Runs a queued block, then its dispose (which may release a

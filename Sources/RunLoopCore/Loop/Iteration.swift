@@ -194,7 +194,7 @@ extension Loop {
     }
 
     /// Performs the version-1 sources whose descriptors are ready, all of
-    /// them in this pass (by order).  Returns whether any was performed.
+    /// them in this pass (by order).  Returns whether any called out.
     package func performReadyDescriptors(_ mode: Mode, _ ready: [Poller.Ready]) -> Bool {
         reportDescriptorProblems()
         guard !ready.isEmpty || withPoller({ $0.hasAlwaysReady.load(ordering: .acquiring) }) else { return false }
@@ -202,12 +202,12 @@ extension Loop {
         swap(&found, &spareReadySources)  // empty: a nested run may have it
         lock.withLock { readySourcesLocked(mode, ready, into: &found) }
         reportDescriptorProblems()
-        let handled = !found.isEmpty
-        if handled {
+        var handled = false
+        if !found.isEmpty {
             var timing = CalloutTiming(.descriptor, insightReference)
             for entry in found {
                 entry.take { source in
-                    if source.isValid { callOutToDescriptor(source, entry.events, &timing) }
+                    if source.isValid && callOutToDescriptor(source, entry.events, &timing) { handled = true }
                 }
             }
             timing.finish()

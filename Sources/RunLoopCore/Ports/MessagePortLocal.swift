@@ -147,7 +147,7 @@ package final class LocalPort: MessagePort, @unchecked Sendable {
             let callbacks = SourceCallbacks(
                 schedule: nil, cancel: nil, perform: {}, release: nil,
                 describe: { [weak self] in self.map { "message port \($0.name ?? "(unnamed)")" } },
-                ready: { [weak self] _ in self?.serve() })
+                ready: { [weak self] _ in self?.serve(); return true })
             let source = Source(order: order, callbacks: callbacks, descriptor: set.fd, interest: EPOLLIN.rawValue)
             guard HandleTable.shared.register(source) else { return nil }
             cached = source
