@@ -19,10 +19,16 @@
  *      the callout) and no callout.
  *   G. The usual round, many times: read and re-enable in the callout; one
  *      callout per write.
+ *   H. Another thread disables and enables 20,000 times while the loop
+ *      calls out, re-enables in the callout and disables from outside too:
+ *      stores of the interest from both threads race; once both are done
+ *      with read enabled, the descriptor is watched again (a write calls
+ *      out).
  */
 #include "harness.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -90,6 +96,17 @@ static void run_traced(const char *what)
 }
 
 struct enabler { RLFileDescriptorRef f; };
+static atomic_int storm_done;
+static void *storm(void *arg)
+{
+    RLFileDescriptorRef f = ((struct enabler *)arg)->f;
+    for (int i = 0; i < 20000; i++) {
+        RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
+        RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    }
+    atomic_store(&storm_done, 1);
+    return NULL;
+}
 static void *enable_later(void *arg)
 {
     sleep_s(0.03);
@@ -180,6 +197,27 @@ static void scenario(void)
         total += calls;
     }
     TRACE("G: 200 rounds: %d callouts, %d handled", total, handled);
+    drop(f);
+
+    /* H */
+    efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    f = make(efd, 1);
+    mode_bits = READ | REENABLE;
+    struct enabler st = { f };
+    t = start_thread(storm, &st);
+    while (!atomic_load(&storm_done)) {
+        CHECK(eventfd_write(efd, 1) == 0);
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, 1);
+        RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
+        RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    }
+    pthread_join(t, NULL);
+    eventfd_t drained;
+    (void)eventfd_read(efd, &drained);
+    CHECK(eventfd_write(efd, 1) == 0);
+    calls = 0;
+    r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2.0, 1);
+    TRACE("H: after the storm: %s, callouts %d", result_name(r), calls);
     drop(f);
 
     TRACE("errors reported: %d", errors);
