@@ -52,12 +52,10 @@ package final class FileDescriptor: Object, @unchecked Sendable {
         (types & readCallBack != 0 ? EPOLLIN.rawValue : 0) | (types & writeCallBack != 0 ? EPOLLOUT.rawValue : 0)
     }
 
-    /// Makes the source watch what is enabled: an epoll_ctl on each loop
-    /// running a mode that holds it if that changed, else one exchange.
-    /// Threads enabling and disabling at once may store their interests in
-    /// either order, so each looks at `enabled` again after its store (an
-    /// acquiring exchange, ordered after any store that came before it)
-    /// and stores again if it changed meanwhile: the last store is right.
+    /// Makes the source watch what is enabled (an epoll_ctl if that
+    /// changed).  Threads racing here may store in either order, so each
+    /// reads `enabled` again after its (acquiring) exchange and stores
+    /// again if it changed: the last store is right.
     private func updateInterest() {
         guard let source = cachedSource.withLock({ $0 }) else { return }
         var wanted: UInt32
@@ -92,24 +90,14 @@ package final class FileDescriptor: Object, @unchecked Sendable {
 
     /// On the loop's thread: fires the enabled callbacks the events
     /// satisfy, disabling them first (one-shot, as in CF); whether it
-    /// called out.
-    ///
-    /// The disable is lazy.  The callbacks that fire are cleared from
-    /// `enabled` (so none fires again unless re-enabled), but the source
-    /// keeps watching the descriptor through the callout, and what it
-    /// watches is brought in line with `enabled` after it.  A callout that
-    /// re-enables what fired, CF's usual pattern, so leaves the wait set as
-    /// it was with no epoll_ctl at all (an eager disable made two, a MOD
-    /// off and a MOD back on).  A callout that does not re-enable costs one
-    /// epoll_ctl after it, before the pass ends, so a disabled descriptor
-    /// never wakes a later sleep.  Level-triggered registration is what
-    /// makes this free: EPOLLONESHOT would need an epoll_ctl to re-arm on
-    /// every enable, and edge-triggered would lose CF's rule that data left
-    /// unread calls out again once re-enabled.  The one window where the
-    /// wait set watches more than is enabled is the callout itself: a run
-    /// nested in it (or another loop holding the source) may find the
-    /// descriptor ready but disabled; that pass calls nothing out, reports
-    /// nothing handled, and stops the watch at once.
+    /// called out.  The disable is lazy: the fired types leave `enabled`,
+    /// but the wait set follows only after the callout, so one that
+    /// re-enables (CF's pattern) makes no epoll_ctl, one that does not
+    /// makes one before the pass ends.  Level-triggered makes that free
+    /// (EPOLLONESHOT re-arms with an epoll_ctl per enable; edge-triggered
+    /// loses "data left unread calls out again once re-enabled").  A run
+    /// nested in the callout may find it ready but disabled: no callout,
+    /// nothing handled, and the watch stops.
     private func handleReady(_ events: UInt32) -> Bool {
         guard isValid else { return false }
         let failed = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
@@ -121,10 +109,11 @@ package final class FileDescriptor: Object, @unchecked Sendable {
             updateInterest()  // ready but disabled: the lazy disable catches up
             return false
         }
-        _ = gate.callOut({
+        let called: Void? = gate.callOut({
             enabled.bitwiseAnd(~fired, ordering: .acquiringAndReleasing)
             callout(self, fired)
         }, release: { releaseInfo?() })
+        guard called != nil else { return false }
         if enabledCallBacks & fired != fired { updateInterest() }
         return true
     }

@@ -177,10 +177,8 @@ extension Loop {
 
     /// A version-1 source to perform, with the events it should see.
     /// It holds a reference to the source (so a callout before it cannot
-    /// free it), as a plain value: the list of a burst is made and emptied
-    /// with no reference counting but this one per entry (a list of
-    /// strong references cost two more pairs per ready descriptor:
-    /// fds 1000, callgrind, see docs/bench/performance.md).
+    /// free it), as a plain value: a list of strong references would
+    /// count two more pairs per ready descriptor.
     package struct ReadySource {
         private let reference: Unmanaged<Source>
         package let events: UInt32
