@@ -77,6 +77,7 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   build_tsan test_rl_lazy_poller Tests/c/test_rl_lazy_poller.c
   build_tsan test_rl_stop_race Tests/c/test_rl_stop_race.c
   build_tsan test_rl_ports_local Tests/c/test_rl_ports_local.c
+  build_tsan test_rl_fd_lazy Tests/c/test_rl_fd_lazy.c
   step "tsan: run (zero reports required)"
   ok=1
   run_checked "$out/stress_threads-tsan.log" TSan 300 "$out/stress_threads-tsan" 5 || ok=0
@@ -105,6 +106,9 @@ if [[ " ${parts[*]} " == *" tsan "* ]]; then
   # forks too (deadlock detector off, as for test_misuse).
   TSAN_OPTIONS="$TSAN_OPTIONS detect_deadlocks=0" \
     run_checked "$out/test_rl_ports_local-tsan.log" TSan 300 "$out/test_rl_ports_local-tsan" || ok=0
+  # RLFileDescriptor's callbacks enabled and disabled by two threads while
+  # its callouts re-enable them (the lazy disable).
+  run_checked "$out/test_rl_fd_lazy-tsan.log" TSan 300 "$out/test_rl_fd_lazy-tsan" || ok=0
   [[ $ok == 1 ]] || fail "tsan"
 fi
 
