@@ -7,6 +7,9 @@
  *
  *   bench_loop pingpong  ROUNDS           cross-thread source ping-pong
  *   bench_loop perform   PRODUCERS ITEMS  perform-function + wake-up rate
+ *   bench_loop performblock PRODUCERS ITEMS  the same with a capturing block
+ *                                         (RLRunLoopPerformBlock; CF: the
+ *                                         same as perform)
  *   bench_loop signal    PRODUCERS ITEMS  source signal + wake-up rate
  *   bench_loop signalone PRODUCERS ITEMS  the same in one call: runloop's
  *                                         RLRunLoopSourceSignalAndWakeUp
@@ -110,6 +113,38 @@ static void post(LoopRef rl, void (*fn)(void *), void *info)
     CFRunLoopPerformBlock(rl, MODE, ^{ fn(info); });
 #else
     RLRunLoopPerformFunction(rl, MODE, fn, info);
+#endif
+}
+
+#ifndef BENCH_CF
+/* A capturing block, laid out as clang -fblocks lays out ^{ fn(info); }
+ * (Clang's Block ABI): this file is built by the default C compiler, which
+ * may have no blocks, so the block is made by hand and passed as the
+ * pointer a block argument is.  The library copies it like any block. */
+#if !defined(__BLOCKS__)
+void RLRunLoopPerformBlock(RLRunLoopRef rl, RLTypeRef mode, const void *block);
+#endif
+struct capturing_block {
+    void *isa;
+    int flags, reserved;
+    void (*invoke)(struct capturing_block *);
+    const struct block_descriptor { unsigned long reserved, size; } *descriptor;
+    void (*fn)(void *);
+    void *info;
+};
+extern void *_NSConcreteStackBlock[] __attribute__((weak));
+static void capturing_block_invoke(struct capturing_block *b) { b->fn(b->info); }
+static const struct block_descriptor capturing_block_descriptor = { 0, sizeof(struct capturing_block) };
+#endif
+
+/* The same as post() with a capturing block (CF: post() itself). */
+static void post_block(LoopRef rl, void (*fn)(void *), void *info)
+{
+#ifdef BENCH_CF
+    post(rl, fn, info);
+#else
+    struct capturing_block b = { _NSConcreteStackBlock, 0, 0, capturing_block_invoke, &capturing_block_descriptor, fn, info };
+    RLRunLoopPerformBlock(rl, MODE, (void *)&b);
 #endif
 }
 
@@ -257,9 +292,9 @@ struct flood {
     SourceRef src;
     pthread_barrier_t ready, go;
     atomic_int done, producers_done;
-    /* use_signal: 0 perform-function + wake-up, 1 signal + wake-up,
-     * 2 signal_one_call */
-    int producers, use_signal, fn;
+    /* use_signal: 0 perform-function + wake-up (block: a capturing block),
+     * 1 signal + wake-up, 2 signal_one_call */
+    int producers, use_signal, fn, block;
     long items, consumed, performs;
     uint64_t t_end;
     /* malloc calls of the whole process, at the start and the stop (the
@@ -315,6 +350,7 @@ static void *flood_producer(void *arg)
     } else {
         for (long i = 0; i < f->items; i++) {
             if (f->use_signal) X(RunLoopSourceSignal)(f->src);
+            else if (f->block) post_block(f->loop, flood_item, f);
             else post(f->loop, flood_item, f);
             X(RunLoopWakeUp)(f->loop);
         }
@@ -327,12 +363,13 @@ static void *flood_producer(void *arg)
     return NULL;
 }
 
-static void bench_flood(int use_signal, int fn, int producers, long items)
+static void bench_flood(int use_signal, int fn, int block, int producers, long items)
 {
     struct flood f;
     memset(&f, 0, sizeof f);
     f.use_signal = use_signal;
     f.fn = fn;
+    f.block = block;
     f.producers = producers;
     f.items = items;
     pthread_barrier_init(&f.ready, NULL, 2);
@@ -348,7 +385,7 @@ static void bench_flood(int use_signal, int fn, int producers, long items)
     pthread_join(c, NULL);
     char name[32];
     static const char *const names[] = { "perform", "signal", "signalone" };
-    snprintf(name, sizeof name, "%s%s%d", names[use_signal], fn ? "fn" : "", producers);
+    snprintf(name, sizeof name, "%s%s%s%d", names[use_signal], block ? "block" : "", fn ? "fn" : "", producers);
     result(name, IMPL, "rate", (double)(items * producers) / ((double)(f.t_end - t0) / 1e9), "ops/s");
     if (use_signal) result(name, IMPL, "ops_per_callout", (double)(items * producers) / (double)f.performs, "x");
     if (malloc_stats_now)  /* producers and loop together */
@@ -875,10 +912,11 @@ int main(int argc, char **argv)
     const char *w = argc > 1 ? argv[1] : "";
     if (!strcmp(w, "pingpong")) {
         bench_pingpong(arg_long(argc, argv, 2, 100000));
-    } else if (!strcmp(w, "perform") || !strcmp(w, "signal") || !strcmp(w, "signalone") ||
+    } else if (!strncmp(w, "perform", 7) || !strcmp(w, "signal") || !strcmp(w, "signalone") ||
                !strcmp(w, "signalfn") || !strcmp(w, "signalonefn")) {
-        int kind = !strcmp(w, "perform") ? 0 : !strncmp(w, "signalone", 9) ? 2 : 1;
-        bench_flood(kind, is_fn(w), (int)arg_long(argc, argv, 2, 1), arg_long(argc, argv, 3, 1000000));
+        int kind = !strncmp(w, "perform", 7) ? 0 : !strncmp(w, "signalone", 9) ? 2 : 1;
+        bench_flood(kind, is_fn(w), !strcmp(w, "performblock"), (int)arg_long(argc, argv, 2, 1),
+                    arg_long(argc, argv, 3, 1000000));
     } else if (!strcmp(w, "hotcall") || !strcmp(w, "hotone") || !strcmp(w, "hotcallfn") || !strcmp(w, "hotonefn")) {
         struct hotcall h = { NULL, NULL, arg_long(argc, argv, 2, 10000000), !strncmp(w, "hotone", 6),
                              is_fn(w), w };
@@ -921,8 +959,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(w, "memory")) {
         bench_memory(arg_long(argc, argv, 2, 100000));
     } else {
-        fprintf(stderr, "usage: %s pingpong|perform|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|hotonefn|"
-                "timers|spread|sources|fds|fdone|fdcf|idle|lateness|memory [args]\n", argv[0]);
+        fprintf(stderr, "usage: %s pingpong|perform|performblock|signal|signalone|hotcall|hotone|signalfn|signalonefn|hotcallfn|"
+                "hotonefn|timers|spread|sources|fds|fdone|fdcf|idle|lateness|memory [args]\n", argv[0]);
         return 2;
     }
     return 0;

@@ -23,6 +23,8 @@ ROWS = [
     ("pingpong", "p99", "1. ping-pong round trip, p99", False),
     ("perform1", "rate", "2. perform + wake-up, 1 producer", True),
     ("perform2", "rate", "2. perform + wake-up, 2 producers", True),
+    ("performblock1", "rate", "2. capturing block (PerformBlock) + wake-up, 1 producer", True),
+    ("performblock2", "rate", "2. capturing block (PerformBlock) + wake-up, 2 producers", True),
     ("signal1", "rate", "2. signal + wake-up, 1 producer", True),
     ("signal2", "rate", "2. signal + wake-up, 2 producers", True),
     ("signalone1", "rate", "2. signal + wake-up in one call, 1 producer", True),
@@ -169,6 +171,10 @@ def targets(med, runs):
             check(f"{w} throughput ≥ 3× CF", r >= 3 * c, f"{r / c:.2f}× CF")
         if r and u:
             check(f"{w} throughput ≥ libuv", r >= u, f"{r / u:.3g}× libuv")
+    for p in ("1", "2"):
+        b, f = g("performblock" + p, "rate", "runloop"), g("perform" + p, "rate", "runloop")
+        if b and f:
+            check(f"performblock{p} ≥ 0.8× perform{p} (a block against a function)", b >= 0.8 * f, f"{b / f:.2f}×")
     r, u = g("hotcall", "per_op", "runloop"), g("hotcall", "per_op", "uv")
     if r and u:
         out.append(f"- **context** a signal flood's producer floor, signal + wake-up already pending: "

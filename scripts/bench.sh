@@ -129,6 +129,9 @@ run $R "$all" pingpong $PP
 echo "2. throughput ($FAST_FLOOD items per producer; CF, the floor and GLib's perform $FLOOD; x $R)"
 for p in 1 2; do
   run_flood $R "$all" perform $p
+  # a capturing block through RLRunLoopPerformBlock + RLRunLoopWakeUp (CF:
+  # the perform row's CFRunLoopPerformBlock again), next to the function
+  run_flood $R "runloop cf" performblock $p
   run_flood $R "$all" signal $p
   run_flood $R "runloop cf glib uv" signalone $p
   # runloop through the library functions (no <runloop/fastpath.h>, what a

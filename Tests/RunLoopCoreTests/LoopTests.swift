@@ -124,6 +124,88 @@ import Testing
     }
 }
 
+/// The pass's steps hide no rule: a source signalled before the sources
+/// step is performed in that pass, wherever the blocks step stands
+/// (Loop/PendingSources.swift).
+@Suite struct PassOrderTests {
+    /// One pass (no sleep) that returns after a source: HandledSource, the
+    /// source performed once, for a signal from a BeforeSources observer on
+    /// the loop's thread and for one from another thread made before the
+    /// pass, for a source of one loop and for a source of two loops (a
+    /// ring-queued signal was found only by the blocks step once).
+    @Test func aSourceSignalledBeforeTheSourcesStepIsPerformedInThatPass() {
+        let lines = Trace()
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let other = OtherLoop()
+            let order = mode("pass-order")
+            var performs = 0
+            let source = makeSource { performs += 1 }
+            _ = loop.add(.source(source), to: order)
+            // A block first: the loop has an inbox, as a busy one does.
+            _ = loop.perform(in: [order]) {}
+            _ = loop.run(order, seconds: 0, returnAfterSourceHandled: false)
+            #expect(loop.inbox != nil)
+
+            func onePass(_ route: String) {
+                performs = 0
+                let result = loop.run(order, seconds: 0, returnAfterSourceHandled: true)
+                lines.add("\(route): \(resultNames[result]!), performed \(performs)")
+                // Nothing left for the next case, whatever this one did.
+                while source.isSignalled { _ = loop.run(order, seconds: 0, returnAfterSourceHandled: false) }
+            }
+            var signalInObserver = false
+            let observer = makeObserver(Activity.beforeSources) { _, _ in
+                if signalInObserver { source.signal() }
+                signalInObserver = false
+            }
+            _ = loop.add(.observer(observer), to: order)
+            signalInObserver = true
+            onePass("BeforeSources observer, one loop")
+            onFreshThread { source.signal() }
+            onePass("another thread, one loop")
+            _ = other.loop.add(.source(source), to: order)
+            signalInObserver = true
+            onePass("BeforeSources observer, two loops")
+            onFreshThread { source.signal() }
+            onePass("another thread, two loops")
+            other.finish()
+            observer.invalidate()
+            observer.releaseRef()
+            source.invalidate()
+            source.releaseRef()
+        }
+        #expect(lines.lines == [
+            "BeforeSources observer, one loop: HandledSource, performed 1",
+            "another thread, one loop: HandledSource, performed 1",
+            "BeforeSources observer, two loops: HandledSource, performed 1",
+            "another thread, two loops: HandledSource, performed 1",
+        ])
+    }
+
+    /// A second thread's loop, alive until `finish()`.
+    final class OtherLoop: @unchecked Sendable {
+        private(set) var loop: Loop!
+        private let made = DispatchSemaphore(value: 0)
+        private let done = DispatchSemaphore(value: 0)
+        private var thread: pthread_t?
+
+        init() {
+            thread = spawn { [self] in
+                loop = Registry.shared.current()!
+                made.signal()
+                done.wait()
+            }
+            made.wait()
+        }
+
+        func finish() {
+            done.signal()
+            if let thread { join(thread) }
+        }
+    }
+}
+
 @Suite struct GiveWayTests {
     /// rl_stats's last three lines from Swift: a source that re-signals
     /// itself keeps a run busy for 50 ms and the loop gives its CPU away

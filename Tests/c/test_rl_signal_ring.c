@@ -1,9 +1,10 @@
 /*
- * test_rl_signal_ring — RLRunLoopSourceSignal's lock-free path: a source in
- * one loop is queued as a signal entry in that loop's block ring
- * (Source.queueOnSoleLoop), which the loop moves to its pending list when
- * it collects its blocks; a source in several loops, or a loop whose ring
- * is not open yet, takes the locked path.
+ * test_rl_signal_ring — RLRunLoopSourceSignal from other threads.  Written
+ * for a lock-free route that queued a source of one loop as an entry in
+ * that loop's block ring; a signal now takes one route, the loop's locked
+ * list (Loop/PendingSources.swift), and these scenarios keep the behaviour
+ * the ring had to keep ("ring" and "locked" below and in the trace name
+ * the two kinds of source: in one loop, in two):
  *   A. two producers flood signal + wake-up at a running loop (200,000
  *      each; 2,000 under valgrind): when they
  *      stop, the source is not left signalled, and one more signal from

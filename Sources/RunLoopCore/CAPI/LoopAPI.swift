@@ -120,46 +120,45 @@ public func rlRunLoopStop(_ rl: RLRunLoopRef?) {
 @c(RLRunLoopPerformFunction)
 public func rlRunLoopPerformFunction(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
                                      _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
-    // The usual call, one mode name the loop already has: straight into
-    // the loop's inbox, no pin, no lock (BlockInbox.swift).  The ring
-    // checks the handle; anything else takes the pinned path below.
-    let handle = UInt(bitPattern: rl)
-    if let fn, let mode, !HandleTable.isHandle(UInt(bitPattern: mode)),
-       let inbox = HandleTable.inbox(handle),
-       let name = ModeName.intern(UnsafeRawPointer(mode).assumingMemoryBound(to: CChar.self)),
-       inbox.isEnsured(name),
-       inbox.queue(QueuedBlock(mode: name, function: fn, info: info), handle: UInt64(handle)) { return }
-    performPinned(rl, mode, fn, info)
-}
-
-/// Out of line, so the path above runs without this one's frame.
-@inline(never)
-private func performPinned(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
-                           _ fn: RLRunLoopPerformCallBack?, _ info: UnsafeMutableRawPointer?) {
-    borrow(rl, as: .runLoop, "RLRunLoopPerformFunction", orElse: ()) { (loop: Loop) in
-        guard let fn else {
-            reportError("RLRunLoopPerformFunction", .invalidArgument, "NULL function")
-            return
-        }
-        guard let names = modeListArgument(mode, "RLRunLoopPerformFunction") else { return }
-        if !loop.perform(in: names, function: fn, info: info) { reportError("RLRunLoopPerformFunction", .loopGone) }
+    if let fn, let name = oneModeName(mode),
+       Loop.queueWithoutLock(handle: UInt(bitPattern: rl), mode: name, { QueuedBlock(mode: $0, function: fn, info: info) }) {
+        return
     }
+    performPinned(rl, mode, "RLRunLoopPerformFunction", "function", fn.map { fn in { QueuedBlock(modes: $0, function: fn, info: info) } })
 }
 
 @c(RLRunLoopPerformBlock)
 public func rlRunLoopPerformBlock(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?,
                                   _ block: UnsafeRawPointer?) {  // void (^)(void), see CopiedBlock
-    let cFunction: StaticString = "RLRunLoopPerformBlock"
+    if let block, let name = oneModeName(mode),
+       Loop.queueWithoutLock(handle: UInt(bitPattern: rl), mode: name, { QueuedBlock(modes: .one($0), block: block) }) {
+        return
+    }
+    performPinned(rl, mode, "RLRunLoopPerformBlock", "block", block.map { block in { QueuedBlock(modes: $0, block: block) } })
+}
+
+/// A perform's mode argument when it is one mode name (not an RLArrayRef),
+/// interned: what the lock-free route takes (Loop.queueWithoutLock).
+@inline(__always)
+private func oneModeName(_ mode: RLTypeRef?) -> ModeName? {
+    guard let mode, !HandleTable.isHandle(UInt(bitPattern: mode)) else { return nil }
+    return ModeName.intern(UnsafeRawPointer(mode).assumingMemoryBound(to: CChar.self))
+}
+
+/// A perform the lock-free route did not take: pinned, arguments checked,
+/// under the loop's lock.  `make` builds the block for its modes (nil: the
+/// caller passed no function or block).  Out of line, so the route above
+/// runs without this one's frame.
+@inline(never)
+private func performPinned(_ rl: RLRunLoopRef?, _ mode: RLTypeRef?, _ cFunction: StaticString, _ what: String,
+                           _ make: ((BlockModes) -> QueuedBlock)?) {
     borrow(rl, as: .runLoop, cFunction, orElse: ()) { (loop: Loop) in
-        guard let block else {
-            reportError(cFunction, .invalidArgument, "NULL block")
+        guard let make else {
+            reportError(cFunction, .invalidArgument, "NULL \(what)")
             return
         }
-        guard let names = modeListArgument(mode, cFunction) else { return }
-        let copied = CopiedBlock(block)
-        if !loop.perform(in: names, { rl_block_invoke_void(copied.pointer) }) {
-            reportError(cFunction, .loopGone)
-        }
+        guard let modes = modeListArgument(mode, cFunction) else { return }
+        if !loop.perform(make(modes)) { reportError(cFunction, .loopGone) }
     }
 }
 

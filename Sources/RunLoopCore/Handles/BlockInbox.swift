@@ -66,8 +66,7 @@ package struct BlockInbox: @unchecked Sendable {
     private static let ensuredOffset = 64
     private static let headOffset = 128
     // The overflow array: its mutex (a pthread_mutex_t, 40 bytes on
-    // x86-64 and arm64), then base, count, capacity and whether a signal
-    // entry is among its blocks.
+    // x86-64 and arm64), then base, count and capacity.
     private static let lockOffset = 192
     private static let overflowOffset = 256
     private static let cellsOffset = 320
@@ -132,15 +131,12 @@ package struct BlockInbox: @unchecked Sendable {
     private var lock: UnsafeMutablePointer<pthread_mutex_t> {
         (base + Self.lockOffset).assumingMemoryBound(to: pthread_mutex_t.self)
     }
-    /// The overflow array (guarded by `lock`): base, count, capacity,
-    /// and 1 if a signal entry (QueuedBlock.isSignalEntry) was appended
-    /// since it was last taken, so the consumer need not search it.
+    /// The overflow array (guarded by `lock`): base, count, capacity.
     private var overflow: UnsafeMutablePointer<UnsafeMutablePointer<QueuedBlock>?> {
         (base + Self.overflowOffset).assumingMemoryBound(to: UnsafeMutablePointer<QueuedBlock>?.self)
     }
     private var overflowCount: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 8).assumingMemoryBound(to: Int.self) }
     private var overflowCapacity: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 16).assumingMemoryBound(to: Int.self) }
-    private var overflowSignals: UnsafeMutablePointer<Int> { (base + Self.overflowOffset + 24).assumingMemoryBound(to: Int.self) }
 
     /// A closed ring (owned by no loop).  Never deallocated.  Each word
     /// is bound to the type it is accessed as: `tail`, `headSeen`,
@@ -159,7 +155,7 @@ package struct BlockInbox: @unchecked Sendable {
         precondition(MemoryLayout<pthread_mutex_t>.size <= overflowOffset - lockOffset)
         pthread_mutex_init((base + lockOffset).bindMemory(to: pthread_mutex_t.self, capacity: 1), nil)
         (base + overflowOffset).initializeMemory(as: UnsafeMutablePointer<QueuedBlock>?.self, repeating: nil, count: 1)
-        (base + overflowOffset + 8).initializeMemory(as: Int.self, repeating: 0, count: 3)
+        (base + overflowOffset + 8).initializeMemory(as: Int.self, repeating: 0, count: 2)
         for i in 0..<capacity {
             let cell = base + cellsOffset + i * cellStride
             cell.initializeMemory(as: UInt.self, repeating: 0, count: 3)
@@ -265,7 +261,7 @@ package struct BlockInbox: @unchecked Sendable {
     func queue(_ block: QueuedBlock, handle: UInt64) -> Bool {
         let queued = push(block, handle: handle) || pushOverflowing(block, handle: handle)
         // The producer's fence of the wake-up protocol (Wait/WakeState.swift): the
-        // block (or signal entry) is published before this thread next
+        // block is published before this thread next
         // reads the loop's state, whether to wake it here or in a later
         // RLRunLoopWakeUp that finds a wake-up already pending.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
@@ -309,7 +305,6 @@ package struct BlockInbox: @unchecked Sendable {
         }
         (overflow.pointee! + count).initialize(to: block)
         overflowCount.pointee = count + 1
-        if block.isSignalEntry { overflowSignals.pointee = 1 }
         return true
     }
 
@@ -334,18 +329,13 @@ package struct BlockInbox: @unchecked Sendable {
     /// `spare` is an empty overflow array of the consumer's (or nil),
     /// swapped with the full one so the lock is held for a few stores,
     /// not for the copy.
-    /// Returns whether signal entries (QueuedBlock(signalled:)) may be
-    /// among the blocks appended: false when none was, so the caller
-    /// need not look.
-    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) -> Bool {
-        let signals = drain(into: &blocks)
-        guard isOverflowing, caughtUp else { return signals }
+    func collect(into blocks: inout [QueuedBlock], spare: inout OverflowArray?) {
+        drain(into: &blocks)
+        guard isOverflowing, caughtUp else { return }
         pthread_mutex_lock(lock)
         let taken = OverflowArray(base: overflow.pointee, count: overflowCount.pointee, capacity: overflowCapacity.pointee)
-        let takenSignals = overflowSignals.pointee != 0
         overflow.pointee = spare?.base
         overflowCount.pointee = 0
-        overflowSignals.pointee = 0
         overflowCapacity.pointee = spare?.capacity ?? 0
         clearOverflow()
         pthread_mutex_unlock(lock)
@@ -354,7 +344,6 @@ package struct BlockInbox: @unchecked Sendable {
             blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: taken.count))
         }
         spare = taken.base == nil ? nil : OverflowArray(base: taken.base, count: 0, capacity: taken.capacity)
-        return signals || takenSignals
     }
 
     /// An overflow array handed between the inbox and its consumer.
@@ -374,27 +363,20 @@ package struct BlockInbox: @unchecked Sendable {
         guard let array = overflow.pointee else { return }
         blocks.append(contentsOf: UnsafeBufferPointer(start: array, count: overflowCount.pointee))
         overflowCount.pointee = 0
-        overflowSignals.pointee = 0
     }
 
     /// Moves the published blocks, in order, to the end of `blocks`.
-    /// Returns whether any was a signal entry (no function, no box).
-    @discardableResult
-    private func drain(into blocks: inout [QueuedBlock]) -> Bool {
-        var signals = false
+    private func drain(into blocks: inout [QueuedBlock]) {
         let first = head.pointee.load(ordering: .acquiring)
         var position = first
         while true {
             let cell = cell(position)
             let last = Self.lastWord(cell).pointee.load(ordering: .acquiring)
             guard Self.isPublished(last, position) else { break }
-            let block = QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7)))
-            signals = signals || block.isSignalEntry
-            blocks.append(block)
+            blocks.append(QueuedBlock(words: (cell[0], cell[1], cell[2], UInt(last & ~7))))
             position = (position &+ 1) & Self.positionMask
         }
         if position != first { head.pointee.store(position, ordering: .releasing) }
-        return signals
     }
 
     /// Whether producers are held back (see pushOverflowing).

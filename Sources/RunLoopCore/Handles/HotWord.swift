@@ -73,7 +73,7 @@ package struct HotWord: @unchecked Sendable {
     /// value, nil if the word is no longer this object's.  Sequentially
     /// consistent (on x86 the same instruction as acquire-release): a hot
     /// word's changes take part in store-buffering handshakes with
-    /// sequentially consistent operations on other words (Source.soleLoop).
+    /// sequentially consistent operations on other words.
     @inline(__always)
     package func compareExchange(expected: UInt32, desired: UInt32) -> (exchanged: Bool, original: UInt32?) {
         let old = key ^ UInt64(expected)

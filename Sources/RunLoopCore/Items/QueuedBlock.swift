@@ -1,3 +1,5 @@
+import CRunLoopShims
+
 /// Work queued by perform(in:), run on the loop's thread.
 ///
 /// Plain data, so the loop's queue appends, swaps and empties blocks with
@@ -65,36 +67,14 @@ package struct QueuedBlock: BitwiseCopyable {
         extra = nil
     }
 
-    /// A signal entry, not a block: a version-0 source on its way to the
-    /// loop's pending list (Source.signal's lock-free path, through the
-    /// loop's BlockInbox).  No function and no box, which no block has;
-    /// `info` holds a +1 reference to the source.  run() does nothing,
-    /// dispose() drops the reference.  The mode word is any interned name
-    /// (the ring's publication needs one); no pass ever matches it, since
-    /// the loop takes signal entries out as it collects the ring.
-    package init(signalled source: Source) {
-        function = nil
-        info = Unmanaged.passRetained(source).toOpaque()
-        modeString = ModeName.default.cString
-        extra = nil
+    /// A C block (RLRunLoopPerformBlock) for `modes`, copied here: run()
+    /// invokes the copy and dispose() releases it.  No box for one mode.
+    package init(modes: BlockModes, block: UnsafeRawPointer) {
+        self.init(modes: modes, function: Self.invokeBlock, info: rl_block_copy(block))
     }
 
-    /// Whether this is a signal entry (init(signalled:)): no function and
-    /// no box, which every block has one of.
-    @inline(__always)
-    package var isSignalEntry: Bool { function == nil && extra == nil }
-
-    /// The source a signal entry refers to; nil for a block.
-    @inline(__always)
-    private var signalledSource: Unmanaged<Source>? {
-        guard isSignalEntry, let info else { return nil }
-        return Unmanaged<Source>.fromOpaque(info)
-    }
-
-    /// The source of a signal entry, with the entry's reference; nil for
-    /// a block.
-    @inline(__always)
-    package func takeSignalledSource() -> Source? { signalledSource?.takeRetainedValue() }
+    /// The function of a C block's entry (its info is the copied block).
+    private static let invokeBlock: @convention(c) (UnsafeMutableRawPointer?) -> Void = { rl_block_invoke_void($0) }
 
     package init(modes: BlockModes, closure: @escaping () -> Void) {
         function = nil
@@ -133,12 +113,14 @@ package struct QueuedBlock: BitwiseCopyable {
         }
     }
 
-    /// Drops the block's reference to its box (a signal entry's, to its
-    /// source): once, after run() or instead of it.  May release the closure's captures (user code for a
-    /// C block): never with a lock held.
+    /// Drops the block's reference to its box (a C block's, to the copy):
+    /// once, after run() or instead of it.  May release captures (user
+    /// code for a C block): never with a lock held.
     package func dispose() {
         extra?.release()
-        signalledSource?.release()
+        if let info, unsafeBitCast(function, to: UInt.self) == unsafeBitCast(Self.invokeBlock, to: UInt.self) {
+            rl_block_release(info)
+        }
     }
 }
 

@@ -83,9 +83,6 @@ package struct SourceLoops {
     /// path): the first, and the rest.
     package var split: (first: Loop?, rest: [Membership]) { (first?.loop, others) }
 
-    /// The handle of the only loop, 0 for none or several.
-    var soleLoopHandle: UInt64 { others.isEmpty ? first?.loop.handle ?? 0 : 0 }
-
     package func membership(in loop: Loop) -> Membership? {
         if let first, first.loop === loop { return first }
         return others.first { $0.loop === loop }
@@ -125,22 +122,8 @@ package final class Source: Object, @unchecked Sendable {
     package let descriptor: Int32
     /// The epoll events watched on `descriptor` (0: not watched).
     private let interestBits: Atomic<UInt32>
-    // Pending: `hot` has signalledBit from `signal()` until the loop claims
-    // the perform (the hot word, so RLRunLoopSourceSignal on a pending
-    // source is one load with no pin).
-    package static let signalledBit: UInt32 = 1
-    /// Set with signalledBit by `signalAndWakeUp()`: a wake-up of every
-    /// loop holding the source follows this pending mark, so another
-    /// signal-and-wake-up has nothing to do (one load, like a pending
-    /// signal).  Cleared with signalledBit by the claim.
-    package static let wokenBit: UInt32 = 2
     /// When it last became pending; breaks ties between equal orders.
-    private let signalSeq = Atomic<UInt64>(0)
-    private static let signalCounter = Atomic<UInt64>(0)
-    /// The handle of the one loop holding it, 0 for none or several:
-    /// `signal()` queues on that loop's ring without a lock (see
-    /// `queueOnSoleLoop`).  Written under the stripe with `loops`.
-    private let soleLoop = Atomic<UInt64>(0)
+    let signalSeq = Atomic<UInt64>(0)
 
     /// CF's equality (CFEqual) for sources made from a C context, version
     /// 0 or 1: two sources are equal when both are valid or both
@@ -225,7 +208,7 @@ package final class Source: Object, @unchecked Sendable {
     private let actions: SourceActions
 
     /// Reads or edits the memberships under the source's stripe.
-    private func withLoops<T>(_ body: (inout SourceLoops) -> T) -> T { Stripes.withLock(self) { body(&loops) } }
+    func withLoops<T>(_ body: (inout SourceLoops) -> T) -> T { Stripes.withLock(self) { body(&loops) } }
 
     /// A source with Swift callbacks (RunLoopKit, descriptors, ports).
     package init(order: Int, callbacks: SourceCallbacks) {
@@ -386,133 +369,13 @@ package final class Source: Object, @unchecked Sendable {
     }
 
     package var isValid: Bool { valid.load(ordering: .acquiring) }
-    package var isSignalled: Bool { (hot.load() ?? 0) & Self.signalledBit != 0 }
-    package var pendingSince: UInt64 { signalSeq.load(ordering: .relaxed) }
-
-    /// Marks the source pending and queues it on every loop holding it.
-    /// Several signals before the loop looks give one perform.
-    package func signal() {
-        guard isValid, !isVersion1 else { return }  // version 1 is driven by its descriptor
-        // Already pending: nothing to do (no shared counter, no lock).  A
-        // sequentially consistent load: if it still sees the mark, the
-        // claim that clears it comes later, and the perform after that
-        // claim's fence (`claimPerform`) sees what the caller published
-        // before this call with a lock or sequentially consistent atomics
-        // (Wait/WakeState.swift, "The wake-up protocol").
-        if (hot.loadSeqCst() ?? 0) & Self.signalledBit != 0 { return }
-        guard hot.compareExchange(expected: 0, desired: Self.signalledBit).exchanged else { return }
-        queuePending()
-        // A signalAndWakeUp() that found the mark set while it was being
-        // queued left the wake-up to this call (it could not know when the
-        // queue was done).
-        if (hot.loadAfterFence() ?? 0) & Self.wokenBit != 0 { wakeLoops() }
-    }
-
-    /// `signal()` and a wake-up of every loop holding the source, in one
-    /// call (RLRunLoopSourceSignalAndWakeUp).  Whoever sets wokenBit wakes
-    /// the loops, after the source is queued; a call that finds it set does
-    /// nothing.  One load when the source is pending and woken.
-    package func signalAndWakeUp() {
-        guard isValid, !isVersion1 else { return }
-        // Sequentially consistent, like `signal()`'s check.
-        var current = hot.loadSeqCst()
-        while let value = current, value & Self.wokenBit == 0 {
-            let (done, now) = hot.compareExchange(expected: value, desired: Self.signalledBit | Self.wokenBit)
-            if done {
-                // From 0 this call queues the source.  From signalledBit a
-                // signal() is queueing it: the loops are woken here, and
-                // by that signal() if it has not finished queueing.
-                if value == 0 { queuePending() }
-                wakeLoops()
-                return
-            }
-            current = now
-        }
-    }
-
-    /// Clears wokenBit; true if it was set.  A loop that adds a pending
-    /// source calls it: the wake-up the bit promised went to the loops the
-    /// source was in then, so the adding loop wakes itself (when another
-    /// thread adds it), and the next signalAndWakeUp() wakes again.
-    package func takeWokenMark() -> Bool { clearMarks(Self.wokenBit, ifSet: Self.wokenBit) }
-
-    /// Clears `marks` in the hot word if `trigger` is set there; true if
-    /// this call cleared them.
-    private func clearMarks(_ marks: UInt32, ifSet trigger: UInt32) -> Bool {
-        var current = hot.load()
-        while let value = current, value & trigger != 0 {
-            let (done, now) = hot.compareExchange(expected: value, desired: value & ~marks)
-            if done { return true }
-            current = now
-        }
-        return false
-    }
-
-    /// Queues the newly pending source on every loop holding it.
-    private func queuePending() {
-        signalSeq.store(Source.signalCounter.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
-        if queueOnSoleLoop() { return }
-        let (first, rest) = withLoops { $0.split }
-        first?.enqueuePending(self)
-        for membership in rest { membership.loop.enqueuePending(self) }
-    }
-
-    /// Wakes every loop holding the source.
-    private func wakeLoops() {
-        let loop = soleLoop.load(ordering: .sequentiallyConsistent)
-        if loop != 0 {
-            Loop.wakeUp(handle: loop, from: "RLRunLoopSourceSignalAndWakeUp")
-            return
-        }
-        for loop in withLoops({ $0.all }) { loop.wakeUp() }
-    }
-
-    /// The lock-free path of `signal()` for a source in one loop: a signal
-    /// entry (QueuedBlock(signalled:)) in the ring of that loop's inbox,
-    /// which the loop moves to its pending list when it next collects its
-    /// blocks.  No lock, so a producer does not wait on the loop's lock or
-    /// the source's stripe, which the loop's thread takes every pass.
-    /// False when the source is in no loop or several, or the loop has no
-    /// open ring (its first signal opens it): the caller takes the locked
-    /// path.  A stale `soleLoop` (the source just moved) is harmless: the
-    /// old loop drops the entry as it would a stale pending entry, and the
-    /// new loop saw the pending mark when it added the source.
-    @inline(__always)
-    private func queueOnSoleLoop() -> Bool {
-        let loop = soleLoop.load(ordering: .sequentiallyConsistent)
-        guard loop != 0, let inbox = HandleTable.inbox(UInt(loop)) else { return false }
-        let entry = QueuedBlock(signalled: self)
-        if inbox.queue(entry, handle: loop) { return true }
-        entry.dispose()
-        return false
-    }
-
-    /// Clears the pending mark; true if this caller gets to perform.
-    package func claimPerform() -> Bool {
-        guard clearMarks(Self.signalledBit | Self.wokenBit, ifSet: Self.signalledBit) else { return false }
-        // The loop's fence: a producer that still saw the mark (and so
-        // returned without signalling) published its data before its
-        // sequentially consistent load, and the perform reads it after this
-        // fence; a producer whose load comes after this fence sees the mark
-        // cleared and signals again (see `signal()`).
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
-        return true
-    }
 
     /// Called by a loop, under its lock, when the source enters (+1) or
     /// leaves (-1) one of its modes, or its common items: returns the
     /// loop's membership after the change.
     @discardableResult
     package func updateMembership(in loop: Loop, _ body: (inout SourceLoops.Membership) -> Void) -> SourceLoops.Membership {
-        withLoops {
-            let membership = $0.update(loop, body)
-            // Sequentially consistent with the load in `queueOnSoleLoop`:
-            // a loop that adds the source stores this, then looks at the
-            // pending mark; a signal sets the mark, then loads this.  One
-            // of the two sees the other's write (Loop.insertLocked).
-            soleLoop.store($0.soleLoopHandle, ordering: .sequentiallyConsistent)
-            return membership
-        }
+        withLoops { $0.update(loop, body) }
     }
 
     /// Its membership in `loop` (nil: none).

@@ -18,17 +18,7 @@ extension Loop {
         open(made)
     }
 
-    // MARK: pending sources and queued blocks
-
-    /// Queues a signalled source under the lock (Source.signal, when its
-    /// lock-free path cannot), and opens the ring that path uses, so the
-    /// next signal of a source in this loop alone takes it.
-    package func enqueuePending(_ source: Source) {
-        lock.withLock {
-            work.addPending(source)
-            openInboxLocked()
-        }
-    }
+    // MARK: queued blocks
 
     package func perform(in names: [ModeName], _ work: @escaping () -> Void) -> Bool {
         enqueue(QueuedBlock(modes: BlockModes(names), closure: work))
@@ -38,24 +28,39 @@ extension Loop {
         enqueue(QueuedBlock(modes: modes, closure: work))
     }
 
-    package func perform(in modes: BlockModes, function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
-                         info: UnsafeMutableRawPointer?) -> Bool {
-        enqueue(QueuedBlock(modes: modes, function: function, info: info))
+    /// Queues `block`, which the caller gives up; false (the block
+    /// disposed of) if the loop is gone.
+    package func perform(_ block: QueuedBlock) -> Bool { enqueue(block) }
+
+    /// The route of every perform: a block for one mode the loop has made
+    /// sure of (BlockInbox.isEnsured) goes straight into the ring (no lock;
+    /// the ring checks the handle); any other takes the lock, which makes
+    /// its modes exist now (a block's modes exist from when it is queued,
+    /// as in CF).  `make` builds the block only once the ring may take it.
+    /// False: nothing queued, the caller takes the locked path.
+    @inline(__always)
+    package static func queueWithoutLock(handle: UInt, mode name: ModeName, _ make: (ModeName) -> QueuedBlock) -> Bool {
+        guard let inbox = HandleTable.inbox(handle), inbox.isEnsured(name) else { return false }
+        let block = make(name)
+        if inbox.queue(block, handle: UInt64(handle)) { return true }
+        block.dispose()
+        return false
     }
 
-    /// Queues `block` (the path with the lock: RLRunLoopPerformFunction
-    /// takes the inbox directly when it can); false (the block disposed
-    /// of) if the loop is gone.
+    /// Queues `block`: the ring if it may (`queueWithoutLock`), else under
+    /// the lock; false (the block disposed of) if the loop is gone.
     private func enqueue(_ block: QueuedBlock) -> Bool {
+        if case .one(let name) = block.modes, let inbox, inbox.isEnsured(name), inbox.queue(block, handle: handle) {
+            return true
+        }
         let queued: Bool = lock.withLock {
             guard !isDead else { return false }
             openInboxLocked()
-            // A block's modes exist from when it is queued (as in CF).
             switch block.modes {
             case .one(let name):
                 if !name.isCommonModes {
                     _ = modeLocked(name)
-                    inbox?.ensured(name)  // the lock-free path may queue for it now
+                    inbox?.ensured(name)  // the ring may take its blocks now
                 }
             case .list(let names):
                 for name in names where !name.isCommonModes { _ = modeLocked(name) }

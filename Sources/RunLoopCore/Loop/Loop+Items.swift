@@ -250,11 +250,10 @@ extension Loop {
             if source.isVersion1 { descriptorsEditedLocked(mode, fd: source.descriptor) }
             let count = source.updateMembership(in: self) { $0.entered(mode) }.modes
             if count == 1, source.contextHash != nil { indexSourceLocked(source) }
-            // After the sequentially consistent store of the source's
-            // soleLoop (updateMembership) and a fence: a signal() whose
-            // compare-and-swap of the mark this load misses loads soleLoop
-            // after it, sees this loop, and queues on it.
-            if (source.hot.loadAfterFence() ?? 0) & Source.signalledBit != 0 {
+            // After updateMembership's stripe: a signal() whose mark this
+            // load misses reads the loops under the stripe after it, and
+            // queues on this loop (PendingSources.swift).
+            if (source.hot.load() ?? 0) & Source.signalledBit != 0 {
                 work.addPending(source)
                 // Signalled and woken elsewhere: a sleeping loop of another
                 // thread would not look at it (RLRunLoopSourceSignalAndWakeUp).

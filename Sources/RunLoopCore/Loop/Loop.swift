@@ -327,16 +327,6 @@ package final class Loop: Object, @unchecked Sendable {
     /// with no poller never slept (see `pollerOnce`): nothing to do.
     package func wakeUp() { pollerOnce.with { $0.wakeUp() } }
 
-    /// Wakes the loop `handle` names, if it is still alive; nothing
-    /// otherwise (no error).  Awake, spinning or already pending: the hot
-    /// word alone, no pin.
-    package static func wakeUp(handle: UInt64, from function: StaticString) {
-        if wakeUpWithoutPin(handle) { return }
-        guard case .pinned(let object) = HandleTable.pin(UInt(handle), kind: .runLoop) else { return }
-        defer { HandleTable.unpin(handle, from: function) }
-        Unmanaged<Loop>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.wakeUp() }
-    }
-
     /// The wake-up of `handle`'s loop when its hot word says it needs no
     /// eventfd write; false if the loop is asleep (or the handle names no
     /// loop): the caller pins it and calls `wakeUp()`.

@@ -7,8 +7,8 @@
 /// once per field (a pass makes several: collect, take the blocks of its
 /// mode, take the signalled sources).
 package struct QueuedWork {
-    /// Sources signalled since the last pass (may hold stale duplicates).
-    private var pending: [Source] = []
+    /// Sources signalled since the last pass (PendingSources.swift).
+    private var pending = PendingSources()
     /// Queued blocks taken from the inbox and `overflow`, in the order
     /// queued, waiting for a pass of one of their modes.
     private var blocks: [QueuedBlock] = []
@@ -25,12 +25,12 @@ package struct QueuedWork {
 
     package var blockCount: Int { blocks.count + overflow.count }
 
-    /// Queues a signalled source (the locked path of Source.signal).
-    package mutating func addPending(_ source: Source) { pending.append(source) }
+    /// Queues a signalled source (the locked route, PendingSources.swift).
+    package mutating func addPending(_ source: Source) { pending.add(source) }
 
     /// Puts back sources a pass took but did not perform (a run that
     /// returns after one source).
-    package mutating func addPending(_ sources: ArraySlice<Source>) { pending.append(contentsOf: sources) }
+    package mutating func addPending(_ sources: ArraySlice<Source>) { pending.add(sources) }
 
     /// Queues a block that has no inbox to go to.
     package mutating func addOverflow(_ block: QueuedBlock) {
@@ -38,34 +38,15 @@ package struct QueuedWork {
         publish()
     }
 
-    /// Moves the blocks queued since the last call to `blocks`, in order;
-    /// the signal entries among them (Source.signal) go to `pending`.  The
-    /// loop's thread only (the inbox's one consumer, see BlockInbox).  The
-    /// callers publish the hints once they are done with the lists.
+    /// Moves the blocks queued since the last call to `blocks`, in order.
+    /// The loop's thread only (the inbox's one consumer, see BlockInbox).
+    /// The callers publish the hints once they are done with the lists.
     private mutating func collect(from inbox: BlockInbox?) {
-        if let inbox, inbox.mayHaveBlocks() {
-            let start = blocks.count
-            if inbox.collect(into: &blocks, spare: &spareOverflow) { takeSignalEntries(from: start) }
-        }
+        if let inbox, inbox.mayHaveBlocks() { inbox.collect(into: &blocks, spare: &spareOverflow) }
         if !overflow.isEmpty {
             blocks += overflow
             overflow.removeAll(keepingCapacity: true)
         }
-    }
-
-    /// Moves the signal entries among `blocks[start...]` to `pending`,
-    /// keeping the blocks in order.
-    private mutating func takeSignalEntries(from start: Int) {
-        var kept = start
-        for index in start..<blocks.count {
-            if let source = blocks[index].takeSignalledSource() {
-                pending.append(source)
-            } else {
-                if kept != index { blocks[kept] = blocks[index] }
-                kept += 1
-            }
-        }
-        blocks.truncate(to: kept)
     }
 
     /// Collects, then moves the blocks meant for mode `name` into `ready`
@@ -101,31 +82,10 @@ package struct QueuedWork {
         return blocks.contains { $0.matches(name, common: common) } || pending.contains(where: isMine)
     }
 
-    /// Moves the pending sources into `ready` (empty) for `take` to sort:
-    /// `take` answers, for each, nil to drop it (a stale entry), true to
-    /// take it, false to leave it pending (another mode's).  Taken once
-    /// each.
+    /// Moves the pending sources into `ready` (empty) for `take` to sort
+    /// (PendingSources.take).
     package mutating func takePending(into ready: inout [Source], _ take: (Source) -> Bool?) {
-        guard !pending.isEmpty else { return }
-        // The usual case, one pending source: no set, no copy.
-        // (removeLast moves the one entry out: removeAll(keepingCapacity:)
-        // costs ~150 instructions however few entries it removes.)
-        if pending.count == 1 {
-            guard let taken = take(pending[0]) else { pending.removeLast(); return }
-            if taken { ready.append(pending.removeLast()) }  // else it stays pending for its mode
-            return
-        }
-        var later: [Source] = []
-        var seen = Set<ObjectIdentifier>()
-        for source in pending {
-            guard let taken = take(source) else { continue }
-            if !taken {
-                later.append(source)
-            } else if seen.insert(ObjectIdentifier(source)).inserted {
-                ready.append(source)
-            }
-        }
-        pending = later
+        pending.take(into: &ready, take)
     }
 
     /// Empties everything (teardown, finalize): the pending sources are
@@ -138,7 +98,7 @@ package struct QueuedWork {
         left = blocks + left + overflow
         blocks = []
         overflow = []
-        pending = []
+        pending.removeAll()
         publish()
         defer { spareOverflow = nil }
         return (left, spareOverflow)

@@ -35,7 +35,7 @@ import Synchronization
 // waits for an unrelated wake-up (Tests/c/test_rl_wake_pingpong.c).  So
 // each side has a sequentially consistent fence between its store and its
 // load.  The producer's is where the library publishes: at the end of
-// BlockInbox.queue (blocks and signal entries), in Source.signal after
+// BlockInbox.queue, in Source.signal after
 // queueing, and in `wakeUpWithoutSyscall` (wake-ups the library makes
 // after publishing under a lock); a lock's release and acquire order the
 // rest.  So the "already pending, nothing to do" checks that follow a
