@@ -74,4 +74,28 @@ extension Loop {
         if !queued { block.dispose() }
         return queued
     }
+
+    // MARK: the blocks step
+
+    /// Runs the queued blocks meant for this mode, in the order queued.
+    /// Blocks queued meanwhile wait for the next call.
+    package func runBlocks(_ mode: Mode) {
+        guard mayHaveWork(.blocks, in: mode) else { return }
+        var ready: [QueuedBlock] = []
+        swap(&ready, &spareBlocks)  // empty: a nested run may have it
+        lock.withLock { work.takeBlocks(for: mode.name, common: commonModes, from: inbox, into: &ready) }
+        if !ready.isEmpty {
+            var timing = CalloutTiming(.block, insightReference)
+            for block in ready { callOutToBlock(block, &timing) }
+            timing.finish()
+            ready.removeAllKeepingStorage()
+        }
+        swap(&ready, &spareBlocks)
+    }
+
+    /// Whether a pass in `mode` would find queued work: a block for it or
+    /// a signalled source it holds.  Lock held.
+    package func hasQueuedWorkLocked(_ mode: Mode) -> Bool {
+        work.hasWork(for: mode.name, common: commonModes, from: inbox) { pendingEntryLocked($0, mode) == true }
+    }
 }
