@@ -566,7 +566,8 @@ typedef void (*RLRunLoopPerformCallBack)(void *info);
  * work runs in the order it was queued (from one thread: call order). */
 void RLRunLoopPerformFunction(RLRunLoopRef rl, RLTypeRef mode, RLRunLoopPerformCallBack fn, void *info);
 #if defined(__BLOCKS__)
-/* Same as RLRunLoopPerformFunction with a block (copied by the library). */
+/* Same as RLRunLoopPerformFunction with a block, copied by the library (one
+ * allocation, freed after it runs); lock-free in the same usual case. */
 void RLRunLoopPerformBlock(RLRunLoopRef rl, RLTypeRef mode, void (^block)(void));
 #endif
 
