@@ -212,7 +212,7 @@ extension Loop {
             }
             timing.finish()
         }
-        found.removeAllKeepingStorage()
+        found.removeAll(keepingCapacity: true)
         swap(&found, &spareReadySources)
         return handled
     }

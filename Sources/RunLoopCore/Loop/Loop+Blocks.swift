@@ -88,7 +88,7 @@ extension Loop {
             var timing = CalloutTiming(.block, insightReference)
             for block in ready { callOutToBlock(block, &timing) }
             timing.finish()
-            ready.removeAllKeepingStorage()
+            ready.removeAll(keepingCapacity: true)
         }
         swap(&ready, &spareBlocks)
     }

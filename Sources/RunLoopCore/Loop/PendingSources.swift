@@ -104,7 +104,7 @@ extension Loop {
                 }
             }
             timing.finish()
-            ready.removeAllKeepingStorage()
+            ready.removeAll(keepingCapacity: true)
         }
         swap(&ready, &spareSources)
         return handled

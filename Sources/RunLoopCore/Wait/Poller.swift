@@ -324,7 +324,7 @@ package final class Poller: @unchecked Sendable {
     /// done with it.
     package func recycle(_ ready: consuming [Ready]) {
         guard ready.capacity > 0 else { return }  // the empty array: nothing to keep
-        ready.removeAllKeepingStorage()
+        ready.removeAll(keepingCapacity: true)
         spareReady = ready
     }
 
