@@ -110,23 +110,24 @@ import Testing
     }
 }
 
-@Suite struct ModeTableTests {
-    /// Modes are found by their name's id through every growth of the
-    /// table, names not made are not found, and the order is creation order.
+@Suite struct LoopModesTests {
+    /// A loop's modes are found by name once made, names not made are not
+    /// found, and they are listed in the order they were made.
     @Test func modesAreFoundByNameAndListedInOrder() {
-        var table = ModeTable()
-        let names = (0..<200).map { ModeName.intern("mode-table-test-\($0)")! }
-        #expect(table[names[0]] == nil)
-        var made: [Mode] = []
-        for (i, name) in names.enumerated() {
-            let mode = Mode(name: name)
-            table.insert(mode)
-            made.append(mode)
-            // Every mode made so far is found, the next one not yet.
-            #expect(made.allSatisfy { table[$0.name] === $0 })
-            if i + 1 < names.count { #expect(table[names[i + 1]] == nil) }
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            let names = (0..<50).map { ModeName.intern("loop-modes-test-\($0)")! }
+            var made: [Mode] = []
+            for (i, name) in names.enumerated() {
+                let mode = loop.lock.withLock { loop.modeLocked(name) }
+                made.append(mode)
+                loop.lock.withLock {
+                    #expect(made.allSatisfy { loop.existingModeLocked($0.name) === $0 })
+                    if i + 1 < names.count { #expect(loop.existingModeLocked(names[i + 1]) == nil) }
+                    #expect(loop.modeLocked(name) === mode)
+                }
+            }
+            #expect(Array(loop.allModeNames.suffix(names.count)) == names)
         }
-        #expect(table.ordered.map(\.name) == names && table.names == names)
-        #expect(table[.default] == nil)
     }
 }

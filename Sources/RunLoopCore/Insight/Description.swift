@@ -112,7 +112,7 @@ private struct LoopContents {
             + ", queued blocks = \(loop.work.blockCount + (loop.inbox?.count ?? 0)),"
         commonModes = loop.commonModes
         commonItems = loop.commonItemOrder.map { loop.commonItems[$0]!.object }
-        modes = loop.modes.ordered.map { mode in
+        modes = loop.modes.map { mode in
             ModeContents(name: mode.name,
                          sources: mode.sources.all.sorted { $0.order < $1.order },
                          observers: mode.observers.map(\.observer),

@@ -192,8 +192,8 @@ extension Loop {
         }
         if !commonItems.isEmpty { _ = dropCommonLocked(ObjectIdentifier(object), &deferred) }
         switch object {
-        case let s as Source: for mode in modes.ordered { eraseLocked(.source(s), from: mode.name, &deferred) }
-        case let o as Observer: for mode in modes.ordered { eraseLocked(.observer(o), from: mode.name, &deferred) }
+        case let s as Source: for mode in modes { eraseLocked(.source(s), from: mode.name, &deferred) }
+        case let o as Observer: for mode in modes { eraseLocked(.observer(o), from: mode.name, &deferred) }
         default: break
         }
     }

@@ -33,7 +33,7 @@ extension Loop {
             // No block is queued from here; those queued are dropped.
             let queued = work.drain(closing: inbox)
             for id in commonItemOrder { _ = dropCommonLocked(id, &deferred) }
-            for mode in modes.ordered {
+            for mode in modes {
                 var items: [ModeItem] = mode.sources.all.map { .source($0) }
                 items += mode.observers.map { .observer($0.observer) }
                 items += mode.timers.all.map { .timer($0) }

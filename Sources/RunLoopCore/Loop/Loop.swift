@@ -51,7 +51,10 @@ package final class Loop: Object, @unchecked Sendable {
     // Declared @exclusivity(unchecked): the guard named here makes their
     // accesses exclusive (docs/design.md, "Exclusivity checks").
 
-    @exclusivity(unchecked) var modes = ModeTable()
+    /// The modes in the order they were made (CF's order in a loop's
+    /// description), found by comparing name ids in turn
+    /// (`existingModeLocked`): a loop has a few.
+    @exclusivity(unchecked) var modes: [Mode] = []
     /// The common modes; at first the default one, in an array all new
     /// loops share until one adds a mode (a 56-byte block per loop else).
     @exclusivity(unchecked) var commonModes = Loop.initialCommonModes
@@ -85,7 +88,7 @@ package final class Loop: Object, @unchecked Sendable {
     /// nil if never.
     @exclusivity(unchecked) var parkedModeName: ModeName?
     /// The mode named `parkedModeName`, if it exists.  Lock held.
-    var parkedMode: Mode? { parkedModeName.flatMap { modes[$0] } }
+    var parkedMode: Mode? { parkedModeName.flatMap { existingModeLocked($0) } }
     /// Set when the loop's thread exits (Loop+TearDown.swift): adds are
     /// refused and runs return at once from then on.
     @exclusivity(unchecked) var isDead = false
@@ -241,7 +244,7 @@ package final class Loop: Object, @unchecked Sendable {
     package func modeLocked(_ name: ModeName) -> Mode {
         if let mode = existingModeLocked(name) { return mode }
         let mode = Mode(name: name)
-        modes.insert(mode)
+        modes.append(mode)
         if parkedModeName == name, runs.isEmpty {
             wakeUp()  // the driver's timeout predates the mode
         }
@@ -249,7 +252,10 @@ package final class Loop: Object, @unchecked Sendable {
     }
 
     /// The mode named `name` if it exists.  Lock held.
-    package func existingModeLocked(_ name: ModeName) -> Mode? { modes[name] }
+    package func existingModeLocked(_ name: ModeName) -> Mode? {
+        for mode in modes where mode.name.id == name.id { return mode }
+        return nil
+    }
 
     /// Whether the calling thread is the loop's.  No system call.
     package var isOwnThread: Bool { isMain ? ThreadIdentity.isMain : ThreadIdentity.current == ownerThread }
@@ -257,7 +263,7 @@ package final class Loop: Object, @unchecked Sendable {
     // MARK: stop and wake up
 
     package var currentModeName: ModeName? { lock.withLock { runs.last?.mode.name } }
-    package var allModeNames: [ModeName] { lock.withLock { modes.names } }
+    package var allModeNames: [ModeName] { lock.withLock { modes.map(\.name) } }
 
     /// Asks the innermost run to return `.stopped`: marks its frame (none:
     /// the loop is not running, and the stop is dropped, as in CF and
