@@ -7,8 +7,8 @@
  *   - another thread's RLRunLoopStop (a wake-up) ends a sleep as a wake-up;
  *   - a ready descriptor ends a sleep as a descriptor, and its version-1
  *     source is counted as performed;
- *   - three ready descriptors are performed in one pass and counted, timed
- *     as one batch: the longest callout (a descriptor) covers the slow one;
+ *   - three ready descriptors are performed in one pass and counted, each
+ *     timed: the longest callout (a descriptor) is the slow one;
  *   - every observer callout, performed block and version-0 perform is counted;
  *   - a repeating 10 ms timer whose callout blocks 35 ms skips at least 3
  *     slots, and the longest callout (a timer) lasted at least 35 ms;
@@ -190,9 +190,8 @@ static void scenario(void)
     RLRelease(f);
     close(p[1]);
 
-    /* a burst: three ready descriptors in one pass, timed as one batch;
-     * the second callout takes 20 ms, so the batch (the longest callout,
-     * an upper bound on each) lasts at least that */
+    /* a burst: three ready descriptors in one pass, each callout timed;
+     * the second takes 20 ms, so the longest callout lasts at least that */
     RLRunLoopResetStatistics(rl);
     int burst[3][2];
     RLRunLoopSourceRef bs[3];

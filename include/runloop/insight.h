@@ -166,14 +166,8 @@ typedef struct {
     uint64_t version1Performed;        /* version-1 source callouts */
     uint64_t observersCalled;
     uint64_t blocksRun;
-    /* The longest callout.  The callouts one step makes back to back (its
-     * observers of one activity, its signalled sources, its ready
-     * descriptors, its queued blocks) are timed as one batch, two clock
-     * readings however many callouts, unless a trace or the stall monitor
-     * is on: this is then the longest such batch, an upper bound on each
-     * callout's time, exact when the batch held one callout.  Timers, and
-     * every callout while a trace or the stall monitor is on, are timed
-     * each on its own: from the end of the previous callout of the step,
+    /* The longest callout.  Each callout is timed on its own, from the
+     * end of the previous callout of the same step (or the step's start),
      * so a callout's time includes the library's bookkeeping between the
      * two (tens of nanoseconds; for a timer, the removal or rescheduling
      * of the timer before it), and a timer's lateness is measured from

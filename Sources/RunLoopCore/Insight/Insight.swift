@@ -36,13 +36,11 @@ package enum WakeCause: UInt8 {
 ///
 /// The pass reports each step (`enter`) and the callouts it makes
 /// (`CalloutTiming`).  With neither the stall monitor nor a trace on, a
-/// step costs one relaxed atomic load, and its callouts are timed as one
-/// batch (two clock readings and a few counter stores), except timers:
-/// each reports itself (`calloutBegan` / `calloutEnded`), timed from a
-/// mark, the end of the previous callout of its step (or a reading just
-/// before the first), so n timers read the clock n + 1 times.  With a
-/// trace or the stall monitor on, every callout reports itself, and also
-/// reads its exact start.
+/// step costs one relaxed atomic load, and each callout reports itself
+/// (`calloutBegan` / `calloutEnded`), timed from a mark, the end of the
+/// previous callout of its step (or a reading just before the first), so
+/// n callouts read the clock n + 1 times.  With a trace or the stall
+/// monitor on, each also reads its exact start.
 /// Loop-thread state is plain; what other threads read is atomic.
 package final class Insight: @unchecked Sendable {
     package static let stallBit: UInt8 = 1
@@ -159,11 +157,6 @@ package final class Insight: @unchecked Sendable {
     @exclusivity(unchecked) private var runStart: [UInt64] = []
 
     // MARK: callouts
-
-    /// Whether each callout must be timed on its own (a trace or the stall
-    /// monitor is on); otherwise a step may time its callouts as one batch.
-    @inline(__always)
-    package var timesEachCallout: Bool { flags.load(ordering: .relaxed) != 0 }
 
     @exclusivity(unchecked) private var calloutKind: CalloutKind = .none
     @exclusivity(unchecked) private var calloutItem: UInt = 0

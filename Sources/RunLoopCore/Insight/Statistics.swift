@@ -70,24 +70,6 @@ package struct Statistics: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// Loop thread only: `count` callouts of `kind` ran back to back and
-    /// took `ns` together (timed as a batch, see Insight).
-    @inline(__always)
-    package func callouts(_ kind: CalloutKind, count: UInt64, took ns: UInt64) {
-        switch kind {
-        case .observer: bump(.observersCalled, by: count)
-        case .source: bump(.version0Performed, by: count)
-        case .descriptor: bump(.version1Performed, by: count)
-        case .block: bump(.blocksRun, by: count)
-        case .timer, .none: break
-        }
-        let longest = values + Counter.longestCallout.rawValue
-        if ns > longest.pointee.load(ordering: .acquiring) {
-            longest.pointee.store(ns, ordering: .releasing)
-            values[Counter.longestCalloutKind.rawValue].store(UInt64(kind.rawValue), ordering: .releasing)
-        }
-    }
-
     /// One counter.  Any thread.
     package func value(_ counter: Counter) -> UInt64 { values[counter.rawValue].load(ordering: .acquiring) }
 

@@ -56,69 +56,41 @@ extension Loop {
 /// How one step of a pass times its callouts of one kind, for the
 /// statistics (and, with a trace or the stall monitor on, for those).
 ///
-/// A clock reading costs ~36 ns on our VMs, as much as the rest of a
-/// descriptor's callout path: so a step's callouts are timed as one batch,
-/// two readings however many callouts, and the batch counts as one callout
-/// for the longest-callout statistic (an upper bound on each, exact when
-/// the batch held one).  Each callout is timed on its own, from a mark
-/// (the end of the previous one: n + 1 readings for n callouts), when
-/// a trace or the stall monitor is on (`Insight.timesEachCallout`: they
-/// need each callout's bounds), and always for timers, whose lateness is
-/// counted from their own start.  (Timing each descriptor callout cost
-/// 7% on the fds 1000 row of scripts/bench.sh, 5% of its instructions.)
+/// Each callout is timed from a mark, the end of the previous one (or a
+/// reading just before the first): n callouts read the clock n + 1 times.
+/// With a trace or the stall monitor on, each also reads its exact start
+/// (Insight.calloutBegan).
 package struct CalloutTiming {
     private let kind: CalloutKind
-    private let each: Bool
     /// The loop's insight (held by the loop while its run lasts).
     private let insight: Unmanaged<Insight>
-    /// Each on its own: the end of the previous callout.  A batch: its start.
+    /// The end of the previous callout.
     private var mark: UInt64
-    /// A batch: the callouts made so far.
-    private var count: UInt64 = 0
 
     /// Starts timing a step's callouts of `kind` (the first clock reading).
     @inline(__always)
     package init(_ kind: CalloutKind, _ insight: Unmanaged<Insight>) {
         self.kind = kind
         self.insight = insight
-        each = kind == .timer || insight._withUnsafeGuaranteedRef { $0.timesEachCallout }
         mark = Clock.monotonicNow()
     }
 
     /// Calls `body`, one callout of `item` (a handle, or 0), timed.  `body`
     /// gets the callout's start: the mark, or a fresh reading when a trace
-    /// or the stall monitor is on (Insight.calloutBegan); a batch's start
-    /// for a callout in a batch.
+    /// or the stall monitor is on (Insight.calloutBegan).
     @inline(__always)
     package mutating func time(_ item: UInt64, _ body: (_ start: UInt64) -> Void) {
-        if each {
-            let (kind, mark) = (kind, mark)
-            let start = insight._withUnsafeGuaranteedRef { $0.calloutBegan(kind, item: UInt(item), mark: mark) }
-            body(start)
-            self.mark = insight._withUnsafeGuaranteedRef { $0.calloutEnded(kind, item: UInt(item), start: start) }
-        } else {
-            body(mark)
-            count += 1
-        }
+        let (kind, mark) = (kind, mark)
+        let start = insight._withUnsafeGuaranteedRef { $0.calloutBegan(kind, item: UInt(item), mark: mark) }
+        body(start)
+        self.mark = insight._withUnsafeGuaranteedRef { $0.calloutEnded(kind, item: UInt(item), start: start) }
     }
 
     /// Leaves out of the next callout's time what the step did since the
-    /// last one (work of its own, such as invalidating an item).  For a
-    /// callout timed on its own: a batch includes it.
+    /// last one (work of its own, such as invalidating an item).
     @inline(__always)
-    package mutating func skip() {
-        if each { mark = Clock.monotonicNow() }
-    }
+    package mutating func skip() { mark = Clock.monotonicNow() }
 
-    /// The latest clock reading: the start, or the end of the last callout
-    /// timed on its own (a batch's start for a batch).
+    /// The latest clock reading: the start, or the end of the last callout.
     package var latestReading: UInt64 { mark }
-
-    /// The step's callouts are done: records a batch (the second reading).
-    @inline(__always)
-    package func finish() {
-        guard !each, count > 0 else { return }
-        let (kind, count, took) = (kind, count, Clock.monotonicNow() &- mark)
-        insight._withUnsafeGuaranteedRef { $0.statistics.callouts(kind, count: count, took: took) }
-    }
 }

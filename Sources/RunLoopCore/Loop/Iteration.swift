@@ -190,7 +190,6 @@ extension Loop {
                 timing.skip()
             }
         }
-        timing.finish()
     }
 
     /// Performs the version-1 sources whose descriptors are ready, all of
@@ -210,7 +209,6 @@ extension Loop {
                     if source.isValid && callOutToDescriptor(source, entry.events, &timing) { handled = true }
                 }
             }
-            timing.finish()
         }
         found.removeAll(keepingCapacity: true)
         swap(&found, &spareReadySources)

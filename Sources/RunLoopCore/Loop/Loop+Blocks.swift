@@ -87,7 +87,6 @@ extension Loop {
         if !ready.isEmpty {
             var timing = CalloutTiming(.block, insightReference)
             for block in ready { callOutToBlock(block, &timing) }
-            timing.finish()
             ready.removeAll(keepingCapacity: true)
         }
         swap(&ready, &spareBlocks)

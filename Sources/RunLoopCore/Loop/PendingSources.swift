@@ -103,7 +103,6 @@ extension Loop {
                     handled = true
                 }
             }
-            timing.finish()
             ready.removeAll(keepingCapacity: true)
         }
         swap(&ready, &spareSources)
