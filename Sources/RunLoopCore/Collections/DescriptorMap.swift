@@ -5,6 +5,7 @@
 /// out the lowest free number, so the numbers in use are small and dense,
 /// and the array is about as long as the largest of them; it shrinks when
 /// its high end empties.  Negative numbers have no value.
+/// Device: see docs/performance.md, "The engine's devices".
 package struct DescriptorMap<Value> {
     private var values: [Value?] = []
     /// How many numbers have a value.

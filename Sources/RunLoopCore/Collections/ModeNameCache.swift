@@ -18,6 +18,7 @@ private let recentModeNames = Atomic<UInt>(0)
 /// Every RLRunLoopPerformFunction names its mode with the caller's string
 /// (kRLRunLoopDefaultMode is a literal in the caller's binary); without
 /// the cache each call takes the table's mutex and hashes the string.
+/// Device: see docs/performance.md, "The engine's devices".
 enum ModeNameCache {
     private static let bits = 6
 

@@ -17,6 +17,7 @@ import Glibc
 /// several sources may share a hash: `matching(hash:)` lists them.  A
 /// source is in a table at most once either way.  Guarded by the owning
 /// loop's lock.
+/// Device: see docs/performance.md, "The engine's devices".
 package struct SourceTable: ~Copyable {
     package enum Key {
         /// The source itself (its address).

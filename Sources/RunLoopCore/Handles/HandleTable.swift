@@ -35,6 +35,7 @@ private let handleTagBits = Atomic<UInt64>(0xFF << 56)
 /// kind still set: no new pin or reference, the object not yet finalized)
 /// → free with the next generation, by whichever of the last release and
 /// the last unpin sees the other done (`reclaim`).
+/// Device: see docs/performance.md, "The engine's devices".
 package final class HandleTable: @unchecked Sendable {
     package static let shared = HandleTable()
 

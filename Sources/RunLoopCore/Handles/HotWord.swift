@@ -31,6 +31,7 @@ import Synchronization
 ///
 /// The word is an `Atomic<UInt64>` (a slot's memory is bound to that type,
 /// HandleTable.takeSlot), 8 bytes like the `uint64_t` fastpath.h reads.
+/// Device: see docs/performance.md, "The engine's devices".
 package struct HotWord: @unchecked Sendable {
     private let word: UnsafeMutablePointer<Atomic<UInt64>>
     /// The owner's key: its handle XOR `kind << 24` (0 for a word of its own).

@@ -14,6 +14,7 @@ import Synchronization
 /// compare-and-swap fails frees its own and uses the other's.  Used for a
 /// timer's extras (TimerExtras), a loop's trace writer (Insight), and a
 /// loop's poller and insight (Loop).
+/// Device: see docs/performance.md, "The engine's devices".
 package struct PublishedOnce<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     private let word: Atomic<UInt>
 

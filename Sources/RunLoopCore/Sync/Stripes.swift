@@ -12,6 +12,7 @@ import Glibc
 /// inside `withLock`'s body, so every Swift access to it (which
 /// ThreadSanitizer sees as a read or write of the whole property) happens
 /// under the stripe.
+/// Device: see docs/performance.md, "The engine's devices".
 package enum Stripes {
     /// Runs `body` holding `owner`'s stripe.
     @inline(__always)

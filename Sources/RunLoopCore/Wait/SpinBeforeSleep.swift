@@ -22,6 +22,7 @@ import Glibc
 /// var (a class cost a 48-byte block per loop; a struct in a checked var
 /// made each call one tracked access more, see design.md, "Exclusivity
 /// checks").
+/// Device: see docs/performance.md, "The engine's devices".
 struct SpinBeforeSleep {
     /// The spin limit (ns), read once per process.  0 when the process may
     /// run on one CPU only: the thread that would wake the loop could not
