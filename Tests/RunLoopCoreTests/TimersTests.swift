@@ -56,6 +56,9 @@ import Testing
         #expect(repeating.interval == 2 && repeating.order == -7 && repeating.repeats)
         repeating.tolerance = 5  // at most half the interval
         #expect(repeating.tolerance == 1)
+        // A mode's reference to a timer is a handle reference.
+        HandleTable.shared.register(oneShot)
+        HandleTable.shared.register(repeating)
         onFreshThread {
             let loop = Registry.shared.current()!
             let names: [ModeName] = [.default, mode("extras-a"), mode("extras-b"), mode("extras-c")]

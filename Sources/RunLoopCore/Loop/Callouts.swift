@@ -9,22 +9,14 @@
 ///     Loop.fireDueTimers(_:)
 ///     Loop.runPasses(…)
 ///
-/// Each is timed by the step's `CalloutTiming`.
+/// Each is timed by the step's `CalloutTiming`.  The timer's,
+/// `callOutToTimer`, is with the rest of a timer's life in
+/// Timers/Loop+Timers.swift.
 extension Loop {
     /// Calls `observer` for `activity`.
     @inline(never)
     package func callOutToObserver(_ observer: Observer, _ activity: UInt, _ timing: inout CalloutTiming) {
         timing.time(observer.handle) { _ in observer.callOut(activity) }
-    }
-
-    /// Fires `timer`, due at `deadline` (its lateness is counted from the
-    /// callout's start).
-    @inline(never)
-    package func callOutToTimer(_ timer: Timer, due deadline: UInt64, _ timing: inout CalloutTiming) {
-        timing.time(timer.handle) { start in
-            withInsight { $0.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs) }
-            timer.fire()
-        }
     }
 
     /// Performs a signalled version-0 source.

@@ -3,7 +3,7 @@ import Synchronization
 /// Hints: copies of state the loop's lock guards, written under the lock
 /// and read by the loop's thread without it, so a pass skips locking for
 /// whatever its mode lacks: queued blocks (`WorkHints`, set by
-/// QueuedWork), timers (`ModeTimers.hint`) and observers of an activity
+/// QueuedWork), timers (`ModeTimers.mayHaveTimers`) and observers of an activity
 /// (`Mode.observerHint`).  A producer sets a hint under the lock before
 /// its wake-up, so the pass after that wake-up sees it; a hint that says
 /// "maybe" only costs the lock.
@@ -28,7 +28,7 @@ extension Loop {
             if hints.blocks.isSet || hints.overflow.isSet { return true }
             return inbox?.mayHaveBlocks() ?? false
         case .timers:
-            return mode.timers.hint.load(ordering: .acquiring) > 0
+            return mode.timers.mayHaveTimers
         case .observers(let activity):
             return mode.observerHint.load(ordering: .acquiring) & activity != 0
         }

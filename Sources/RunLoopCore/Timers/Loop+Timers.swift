@@ -2,9 +2,8 @@ import CRunLoopShims
 import Synchronization
 
 /// A timer's whole life in a loop: joining and leaving its modes, being
-/// scheduled, firing and expiring.  Only the callout itself is elsewhere,
-/// with the other kinds' (Loop.callOutToTimer, Callouts.swift).  What a
-/// mode holds of its timers is ModeTimers.
+/// scheduled, firing (its callout trampoline, `callOutToTimer`, included)
+/// and expiring.  What a mode holds of its timers is ModeTimers.
 extension Loop {
     // MARK: joining and leaving modes
 
@@ -25,6 +24,9 @@ extension Loop {
     /// stripe hold.  Lock held; the wake-up is deferred.
     func insertTimerLocked(_ timer: Timer, into name: ModeName, _ deferred: inout Deferred) -> Result<Void, AddFailure> {
         guard timer.isValid else { return .failure(.invalidItem) }
+        // The mode's reference is a handle reference (ModeTimers): a timer
+        // the full handle table gave no handle cannot be held.
+        guard timer.handle != 0 else { return .failure(.outOfMemory) }
         // Tied to this loop in the same hold as the check and the read.
         let deadline: UInt64? = timer.withSchedule { s in
             guard s.tie.allows(self) else { return nil }
@@ -54,11 +56,11 @@ extension Loop {
     }
 
     /// Takes a timer out of one mode (Loop.eraseLocked's path for a
-    /// timer).  Lock held; `deferred` takes over the mode's reference,
-    /// dropped once unlocked.
+    /// timer).  Lock held; `deferred` drops the mode's reference once
+    /// unlocked.
     func eraseTimerLocked(_ timer: Timer, from mode: Mode, _ deferred: inout Deferred) {
         guard let placement = timer.removePlacement(from: mode) else { return }
-        deferred.release(owned: mode.timers.remove(slot: placement.slot))
+        deferred.releaseHandle(of: mode.timers.remove(slot: placement.slot))
         timer.withSchedule { $0.tie.leave() }
     }
 
@@ -82,7 +84,7 @@ extension Loop {
         if let owner { return owner }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
         timer.removeAllPlacements { mode, slot in
-            deferred.release(owned: mode.timers.remove(slot: slot))
+            deferred.releaseHandle(of: mode.timers.remove(slot: slot))
         }
         return nil
     }
@@ -168,6 +170,17 @@ extension Loop {
         }
         due.removeAll()
         spareDueTimers = due
+    }
+
+    /// Fires `timer`, due at `deadline` (its lateness is counted from the
+    /// callout's start).  Out of line, so a backtrace taken in a timer's
+    /// callback names it (see Callouts.swift).
+    @inline(never)
+    package func callOutToTimer(_ timer: Timer, due deadline: UInt64, _ timing: inout CalloutTiming) {
+        timing.time(timer.handle) { start in
+            withInsight { $0.statistics.timerFired(lateNs: start > deadline ? start - deadline : 0, windowNs: timer.windowNs) }
+            timer.fire()
+        }
     }
 
     /// A listed timer's turn (CF's __CFRunLoopDoTimer): it fires if it is

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A mode's timers: the slots that hold them and the heap that orders
@@ -5,8 +6,9 @@ import Synchronization
 /// the sequence number of its live heap entry (0: none, while it fires).
 /// Heap entries name slots, so an entry is checked without touching the
 /// timer (see isLive), and the check and the timer share one cache line.
-/// A slot holds the mode's reference to its timer, taken and dropped by
-/// hand (see insert/remove).
+/// A mode's reference to its timer is a handle reference (taken by the
+/// add, dropped after `remove`), which keeps the object alive through the
+/// handle table: a slot holds the timer unretained.
 ///
 /// One value, reached through one stored property of its Mode: each
 /// operation below is a single access to the mode, whatever it touches
@@ -14,10 +16,10 @@ import Synchronization
 /// not once per field).  Guarded by the owning loop's lock, but for
 /// `hint`, read without it.
 ///
-/// The queue's files are this one, TimerHeap and TimerSlots: the rest of
-/// the engine knows a timer's slot (its placement) and the `DueToken`s
-/// of `collectDue`, never a heap entry, so a change to the queue stays
-/// in these three files.
+/// The queue's files are this one (with TimerSlots, below) and
+/// TimerHeap: the rest of the engine knows a timer's slot (its placement)
+/// and the `DueToken`s of `collectDue`, never a heap entry, so a change
+/// to the queue stays in these two files.
 package struct ModeTimers: ~Copyable {
     private var slots = TimerSlots()
     private var heap = TimerHeap()
@@ -26,7 +28,11 @@ package struct ModeTimers: ~Copyable {
     /// A copy of `count` readable without the loop's lock: a pass in a
     /// mode with no timer skips the lock for them (Loop.mayHaveWork).
     /// Written here only, with the lock held.
-    package let hint = Atomic<Int>(0)
+    private let hint = Atomic<Int>(0)
+
+    /// Whether the mode may hold a timer: read without the loop's lock.
+    @inline(__always)
+    package var mayHaveTimers: Bool { hint.load(ordering: .acquiring) > 0 }
     /// The last sequence number given to an entry, and the largest one an
     /// entry can hold (lowered by tests).
     private var lastSeq: UInt64 = 0
@@ -38,7 +44,8 @@ package struct ModeTimers: ~Copyable {
     /// 26 bits (TimerHeap), as many as there are handles.
     package static let limit = 1 << TimerHeap.slotBits
 
-    /// Takes a reference to `timer` and schedules it at `deadline` (none:
+    /// Holds `timer` (the caller took the mode's reference) and schedules
+    /// it at `deadline` (none:
     /// it is firing, and is scheduled after its callout); returns its
     /// slot.  Fails, with nothing changed, if the mode holds `limit`
     /// timers already or memory runs out: the room every later schedule
@@ -47,14 +54,14 @@ package struct ModeTimers: ~Copyable {
         guard count < Self.limit else { return .failure(.full) }
         guard slots.reserveOne(), heap.reserve(count + 1) else { return .failure(.outOfMemory) }
         count += 1
-        let slot = slots.insert(.passRetained(timer))
+        let slot = slots.insert(.passUnretained(timer))
         if let deadline { schedule(slot: slot, deadline: deadline) }
         hint.store(count, ordering: .releasing)
         return .success(slot)
     }
 
-    /// Empties a slot (its heap entry goes stale) and hands the mode's
-    /// reference to the caller, who drops it once the loop's lock is
+    /// Empties a slot (its heap entry goes stale) and returns its timer,
+    /// whose mode reference the caller drops once the loop's lock is
     /// released (a timer's last release must not run under it).
     package mutating func remove(slot: Int) -> Unmanaged<Timer> {
         let timer = slots.remove(slot)
@@ -208,4 +215,108 @@ package struct DueToken: BitwiseCopyable, Equatable {
     package func precedes(_ other: DueToken) -> Bool { entry.precedes(other.entry) }
 
     package static func == (a: DueToken, b: DueToken) -> Bool { !a.precedes(b) && !b.precedes(a) }
+}
+
+/// A mode's timer slots (see ModeTimers): each holds a timer (unretained:
+/// the mode's reference is a handle reference) and the sequence number of
+/// its live heap entry (0: none).  Plain memory managed by hand, so the loop's hot paths pay no
+/// copy-on-write check and no buffer retain.  Free slots form a list
+/// through their sequence words, marked by the top bit, which no heap
+/// entry's number has (TimerHeap.maxSeq), so a stale entry never matches
+/// a free slot.  Part of a mode's ModeTimers: guarded by the owning loop's
+/// lock.
+package struct TimerSlots: ~Copyable {
+    private struct Slot {
+        var timer: Unmanaged<Timer>?
+        var seq: UInt64
+    }
+
+    private static let freeMark: UInt64 = 1 << 63
+    /// `noSlots` until the first insert (every loop's default mode has
+    /// slots, and most modes never hold a timer); then from malloc.
+    private var base = TimerSlots.noSlots
+    private var capacity = 0
+    /// Slots ever used (the high-water mark).
+    private var used = 0
+    /// The first free slot, -1 for none.
+    private var freeHead = -1
+
+    package init() {}
+
+    deinit { if capacity > 0 { free(base) } }
+
+    /// `base` before the first insert: never read or written (`used` is 0).
+    nonisolated(unsafe) private static let noSlots = UnsafeMutablePointer<Slot>.allocate(capacity: 1)
+
+    /// Makes room for one more timer; false, with nothing changed, when
+    /// memory runs out.  realloc: a large buffer grows by remapping its
+    /// pages, with no copy and no page faults for what it held.
+    package mutating func reserveOne() -> Bool {
+        guard freeHead < 0, used == capacity else { return true }
+        let grown = capacity == 0 ? 8 : capacity * 2
+        guard let raw = realloc(capacity > 0 ? base : nil, grown * MemoryLayout<Slot>.stride) else { return false }
+        base = raw.bindMemory(to: Slot.self, capacity: grown)
+        capacity = grown
+        return true
+    }
+
+    /// Puts `timer` in a free slot, after `reserveOne`; returns it.
+    package mutating func insert(_ timer: Unmanaged<Timer>) -> Int {
+        let slot: Int
+        if freeHead >= 0 {
+            slot = freeHead
+            freeHead = Int(base[slot].seq & ~Self.freeMark) - 1
+        } else {
+            precondition(used < capacity, "TimerSlots.insert without reserveOne")
+            slot = used
+            used += 1
+        }
+        base[slot] = Slot(timer: timer, seq: 0)
+        return slot
+    }
+
+    /// Empties `slot` and returns the timer it held.
+    package mutating func remove(_ slot: Int) -> Unmanaged<Timer> {
+        assert(slot < used && base[slot].timer != nil)
+        let timer = base[slot].timer!
+        base[slot] = Slot(timer: nil, seq: Self.freeMark | UInt64(freeHead + 1))
+        freeHead = slot
+        return timer
+    }
+
+    @inline(__always)
+    package func timer(at slot: Int) -> Unmanaged<Timer> {
+        assert(slot < used && base[slot].timer != nil)
+        return base[slot].timer!
+    }
+
+    @inline(__always)
+    package func seq(at slot: Int) -> UInt64 {
+        assert(slot < used)
+        return base[slot].seq
+    }
+
+    @inline(__always)
+    package mutating func setSeq(_ seq: UInt64, at slot: Int) {
+        assert(slot < used && base[slot].timer != nil)
+        base[slot].seq = seq
+    }
+
+    /// Reads a slot's sequence number without going through this value:
+    /// for a heap rebuild, which holds the heap while it asks.
+    package var seqReader: (Int) -> UInt64 {
+        let base = self.base
+        return { base[$0].seq }
+    }
+
+    /// Every timer held, in slot order.
+    package var timers: [Timer] {
+        (0 ..< used).compactMap { base[$0].timer?.takeUnretainedValue() }
+    }
+
+    /// Forgets every slot (the references were dropped by their removals).
+    package mutating func removeAll() {
+        used = 0
+        freeHead = -1
+    }
 }

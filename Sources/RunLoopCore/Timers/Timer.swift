@@ -237,23 +237,24 @@ package final class Timer: Object, @unchecked Sendable {
     /// release was asked for; an invalidation by another thread meanwhile
     /// releases the info after it returns (CalloutGate).
     package func fire() {
+        // Only a context's info has a release to order after the callout
+        // (the gate); the others skip an invalidated timer as the gate would.
+        guard case .context(let callback, let box) = action else {
+            guard isValid else { return }
+            if case .function(let callback, let info) = action { callback?(opaque, info) }
+            if case .closure(let body) = action { body(self) }
+            return
+        }
         _ = gate.callOut({
-            switch action {
-            case .function(let callback, let info):
-                callback?(opaque, info)
-            case .context(let callback, let box):
-                let context = box.value
-                // As CF: the info is retained around the callout only when
-                // the context has a retain, and only such a retain is balanced.
-                if let retain = context.retain {
-                    let held = UnsafeMutableRawPointer(mutating: retain(context.info))
-                    callback?(opaque, held)
-                    context.release?(held)
-                } else {
-                    callback?(opaque, context.info)
-                }
-            case .closure(let body):
-                body(self)
+            let context = box.value
+            // As CF: the info is retained around the callout only when
+            // the context has a retain, and only such a retain is balanced.
+            if let retain = context.retain {
+                let held = UnsafeMutableRawPointer(mutating: retain(context.info))
+                callback?(opaque, held)
+                context.release?(held)
+            } else {
+                callback?(opaque, context.info)
             }
         }, release: { releaseInfo() })
     }
@@ -315,6 +316,7 @@ package final class Timer: Object, @unchecked Sendable {
     /// Calls the context's release once (no lock held): now, or when a
     /// callout in flight returns (CalloutGate).
     package func releaseInfoOnce() {
+        guard case .context = action else { return }  // nothing to release
         gate.askRelease { releaseInfo() }
     }
 
