@@ -83,6 +83,21 @@ import Testing
         repeating.releaseRef()
     }
 
+    /// A mode holds a timer by a handle reference (its slot holds it
+    /// unretained): a timer with no handle (the table was full) is refused
+    /// as out of resources, not held without a reference.
+    @Test func aTimerWithNoHandleIsRefused() {
+        let unregistered = Timer(fireDate: 0, interval: 0, order: 0, callout: .function(nil, RLRunLoopTimerContext()))
+        onFreshThread {
+            let loop = Registry.shared.current()!
+            guard case .failure(.outOfMemory) = loop.add(timer: unregistered, to: .default) else {
+                Issue.record("a timer with no handle was added")
+                return
+            }
+            #expect(!loop.contains(.timer(unregistered), in: .default))
+        }
+    }
+
     /// The list of due timers keeps its memory between passes up to
     /// `keptCapacity` entries, and gives back a larger burst's.
     @Test func dueTimersKeepSmallListsAndGiveBackLargeOnes() {
