@@ -44,20 +44,8 @@ final class DueTimers {
     subscript(_ i: Int) -> DueTimer { list[i] }
 
     /// Puts the list in firing order: by deadline, FIFO among equal ones
-    /// (the heap's order).  Often in order already (a heap filled in
-    /// deadline order, see ModeTimers.collectDue): one pass checks.
-    /// Otherwise sorted in place (MallocList.sort: no allocation).
-    func sortByDeadline() {
-        let count = list.count
-        guard count > 1 else { return }
-        var sorted = true
-        for i in 1 ..< count where list[i].token.precedes(list[i - 1].token) {
-            sorted = false
-            break
-        }
-        if sorted { return }
-        list.sort { $0.token.precedes($1.token) }
-    }
+    /// (the heap's order), in place (MallocList.sort: no allocation).
+    func sortByDeadline() { list.sort { $0.token.precedes($1.token) } }
 
     /// Empties both lists; each keeps its memory unless it holds more
     /// than `keptCapacity` entries.
