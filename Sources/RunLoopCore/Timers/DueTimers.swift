@@ -35,11 +35,8 @@ final class DueTimers {
     /// Room for `n` timers, or for as many as memory allows.
     func reserve(_ n: Int) { list.reserve(n) }
 
-    /// Adds a timer; the list must have room.
-    func append(_ due: DueTimer) {
-        precondition(list.hasRoom, "DueTimers.append with no room")
-        _ = list.append(due)  // cannot fail: there is room
-    }
+    /// Adds a timer; the list must have room (then it cannot fail).
+    func append(_ due: DueTimer) { precondition(list.append(due), "DueTimers.append with no room") }
 
     subscript(_ i: Int) -> DueTimer { list[i] }
 

@@ -64,7 +64,6 @@ package struct TimerHeap: ~Copyable {
 
     deinit { free(raw) }
 
-
     private static func aligned(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Entry> {
         let address = (UInt(bitPattern: raw) + 63) & ~63
         return UnsafeMutableRawPointer(bitPattern: address)!.bindMemory(to: Entry.self, capacity: 1)
@@ -73,7 +72,6 @@ package struct TimerHeap: ~Copyable {
     @inline(__always)
     private var e: UnsafeMutablePointer<Entry> { base + Self.offset }
 
-    package var isEmpty: Bool { count == 0 }
     package var top: Entry? { count > 0 ? e[0] : nil }
 
     /// Adds `entry`; false, with nothing changed, if the heap is full and
@@ -200,18 +198,10 @@ package struct TimerHeap: ~Copyable {
 
     /// Drops every entry for which `isLive` is false and re-heapifies.
     package mutating func compact(keeping isLive: (Entry) -> Bool) {
-        rebuild { entry in isLive(entry) ? entry : nil }
-    }
-
-    /// Replaces each entry by `transform(entry)` (nil: dropped) and
-    /// re-heapifies.
-    package mutating func rebuild(_ transform: (Entry) -> Entry?) {
         var kept = 0
-        for i in 0 ..< count {
-            if let entry = transform(e[i]) {
-                e[kept] = entry
-                kept += 1
-            }
+        for i in 0 ..< count where isLive(e[i]) {
+            e[kept] = e[i]
+            kept += 1
         }
         count = kept
         guard count > 1 else { return }
