@@ -225,7 +225,7 @@ package struct DueToken: BitwiseCopyable, Equatable {
 /// entry's number has (TimerHeap.maxSeq), so a stale entry never matches
 /// a free slot.  Part of a mode's ModeTimers: guarded by the owning loop's
 /// lock.
-package struct TimerSlots: ~Copyable {
+fileprivate struct TimerSlots: ~Copyable {
     private struct Slot {
         var timer: Unmanaged<Timer>?
         var seq: UInt64
