@@ -865,6 +865,8 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLAllocatorRef allocator,
 #include "ports.h"
 /* Sockets (CF's CFSocket). */
 #include "socket.h"
+/* Unix signals as sources. */
+#include "watch.h"
 #include "insight.h"
 /* Not included: <runloop/fastpath.h>, the opt-in inline fast paths of
  * RLRunLoopSourceSignal, RLRunLoopWakeUp and RLRunLoopSourceSignalAndWakeUp,

@@ -13,6 +13,7 @@ package enum HandleKind: UInt8, Sendable {
     case thread = 8
     case fileDescriptor = 9
     case socket = 10
+    case signal = 11
 }
 
 /// An object reachable from C through a handle.  The handle's reference

@@ -17,6 +17,8 @@ package func describe(_ object: Object) -> String {
     case let s as Socket:
         return header("RLSocket", s) + "{valid = \(yesNo(s.isValid)), fd = \(s.fd), callback types = 0x"
             + "\(String(s.callBackTypes, radix: 16)), flags = 0x\(String(s.flags, radix: 16))}"
+    case let s as SignalWatch:
+        return header("RLSignal", s) + "{valid = \(yesNo(s.isValid)), signal = \(s.signal)}"
     case let data as Data:
         return header("RLData", data) + "{length = \(data.count)}"
     case let port as MessagePort:

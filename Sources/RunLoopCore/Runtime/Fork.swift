@@ -45,7 +45,8 @@ private let forkGeneration = Atomic<UInt32>(0)
 /// thread can be inside one of those one-time initializations when the
 /// process forks (the child would wait forever for a thread it does not
 /// have), then takes the library's process-wide locks in one fixed order:
-/// the table of this process's port names (held while a local port binds
+/// the signal watches' (SignalHandler; the child puts back the
+/// dispositions it replaced), the table of this process's port names (held while a local port binds
 /// or frees a name), the registry's main-loop lock (held while a main loop
 /// is made, which takes the next ones), the mode-name table, the handle table's page
 /// lock, the error handler's lock, then the 128 stripes.  Holders of the
@@ -83,6 +84,7 @@ package enum Fork {
         _ = SpinBeforeSleep.limitNs
         Stripes.prepareForFork()
         // The locks, in order (see the type's comment).
+        SignalHandler.lockForFork()
         LocalPortNames.lockForFork()
         Registry.shared.lockForFork()
         ModeNames.shared.lockForFork()
@@ -94,6 +96,7 @@ package enum Fork {
     private static func parent() {
         unlockAll()
         LocalPortNames.unlockAfterFork(child: false)
+        SignalHandler.unlockAfterFork(child: false)
     }
 
     private static func child() {
@@ -105,6 +108,7 @@ package enum Fork {
         DispatchMainQueue.looked.store(true, ordering: .relaxed)
         unlockAll()
         LocalPortNames.unlockAfterFork(child: true)
+        SignalHandler.unlockAfterFork(child: true)
     }
 
     private static func unlockAll() {
