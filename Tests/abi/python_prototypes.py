@@ -48,6 +48,7 @@ STRUCTS = {
     "RLRunLoopTimerContext": "ItemContext",
     "RLFileDescriptorContext": "ItemContext",
     "RLMessagePortContext": "ItemContext",
+    "RLSignalContext": "ItemContext",
     "RLRunLoopStall": "Stall",
     "RLRunLoopStatistics": "Statistics",
 }

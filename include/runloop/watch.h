@@ -19,8 +19,10 @@
  *     library's handler is its disposition (sigaction, SA_RESTART); the
  *     kernel runs it on any thread that does not block the signal.  A
  *     signal blocked in every thread stays pending, as for any handler,
- *     and is counted when a thread unblocks it.  The library never changes
- *     a thread's mask.
+ *     and is counted when a thread unblocks it; so does a signal sent to
+ *     one thread (raise, pthread_kill) that blocks it, as libdispatch's
+ *     worker threads block every signal: send to the process (kill).  The
+ *     library never changes a thread's mask.
  *   - Several RLSignals may catch the same signal, in one loop or in
  *     loops of several threads: each counts every arrival (from its
  *     creation on).  One RLSignal counts each arrival once: to have

@@ -11,7 +11,8 @@ raised by a callback stops that run and is raised by run().  Items are
 released when Python drops them, except that an item added to a loop stays
 alive (and keeps its callable) until it is removed or invalidated.
 
-Also here: FileDescriptor (readiness of a descriptor), LocalPort /
+Also here: FileDescriptor (readiness of a descriptor), Signal (a Unix
+signal caught as a source, runloop/watch.h), LocalPort /
 RemotePort (message ports), Thread (a worker with its own loop), the stall
 handler and statistics (RunLoop.set_stall_handler, RunLoop.statistics),
 and runloop.asyncio (asyncio on a run loop, a run loop driven by asyncio).
@@ -26,6 +27,7 @@ from .errors import ErrorCode, InvalidArgumentError, LoopGoneError, RunLoopError
 from .items import Observer, Source, Timer
 from .loop import RunLoop
 from .fd import FileDescriptor, FileEvent
+from .watch import Signal
 from .insight import CalloutKind, Phase, Stall, Statistics
 from .ports import (LocalPort, MessagePort, MessagePortError, MessagePortTimeout, PortNotFoundError,
                     PortStatus, RemotePort)
@@ -34,7 +36,7 @@ from .thread import Thread
 __all__ = ["RunLoop", "Timer", "Source", "Observer", "Activity", "RunResult",
            "DEFAULT_MODE", "COMMON_MODES", "absolute_time", "library_version",
            "RunLoopError", "InvalidArgumentError", "LoopGoneError", "ErrorCode",
-           "FileDescriptor", "FileEvent", "Thread", "MessagePort", "LocalPort", "RemotePort",
+           "FileDescriptor", "FileEvent", "Signal", "Thread", "MessagePort", "LocalPort", "RemotePort",
            "PortStatus", "MessagePortError", "MessagePortTimeout", "PortNotFoundError",
            "Stall", "Statistics", "Phase", "CalloutKind"]
 

@@ -172,6 +172,13 @@ def descriptor_ready(handle, types, info):
         _call(state.callback, state.wrapper(handle), FileEvent(types))
 
 
+@_capi.SignalCallBack
+def signal_arrived(handle, signo, count, info):
+    state = _state(info)
+    if state is not None:
+        _call(state.callback, signo, count)
+
+
 @_capi.InfoCallBack
 def perform_once(info):
     with _lock:

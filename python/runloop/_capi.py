@@ -43,6 +43,7 @@ ScheduleCallBack = CFUNCTYPE(None, c_void_p, c_void_p, c_char_p)  # (info, rl, m
 TimerCallBack = CFUNCTYPE(None, c_void_p, c_void_p)            # (timer, info)
 ObserverCallBack = CFUNCTYPE(None, c_void_p, RLOptionFlags, c_void_p)
 FileDescriptorCallBack = CFUNCTYPE(None, c_void_p, RLOptionFlags, c_void_p)  # (f, types, info)
+SignalCallBack = CFUNCTYPE(None, c_void_p, c_int32, RLIndex, c_void_p)  # (s, signo, count, info)
 # (local, msgid, data, info) -> RLDataRef the library releases (or NULL)
 MessagePortCallBack = CFUNCTYPE(c_void_p, c_void_p, c_int32, c_void_p, c_void_p)
 MessagePortInvalidationCallBack = CFUNCTYPE(None, c_void_p, c_void_p)  # (port, info)
@@ -184,6 +185,12 @@ _PROTOTYPES = {
     "RLFileDescriptorInvalidate": (None, [Handle]),
     "RLFileDescriptorIsValid": (RLBoolean, [Handle]),
     "RLFileDescriptorCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
+    # signals (watch.h)
+    "RLSignalCreate": (Handle, [c_void_p, c_int32, SignalCallBack, POINTER(ItemContext)]),
+    "RLSignalGetSignal": (c_int32, [Handle]),
+    "RLSignalInvalidate": (None, [Handle]),
+    "RLSignalIsValid": (RLBoolean, [Handle]),
+    "RLSignalCreateRunLoopSource": (Handle, [c_void_p, Handle, RLIndex]),
     # data, message ports, worker threads (ports.h)
     "RLDataCreate": (Handle, [c_void_p, c_char_p, RLIndex]),
     "RLDataGetLength": (RLIndex, [Handle]),

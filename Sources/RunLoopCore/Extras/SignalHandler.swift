@@ -54,8 +54,8 @@ private func handleSignal(_ signo: Int32) {
 /// against the process-wide count.
 package enum SignalHandler {
     package struct Failure: Error {
-        let code: ErrorCode
-        let detail: String
+        package let code: ErrorCode
+        package let detail: String
 
         package func report(_ function: StaticString) { reportError(function, code, detail) }
     }

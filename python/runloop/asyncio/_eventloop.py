@@ -33,6 +33,7 @@ from asyncio import events
 from .. import _callbacks, _capi, _signals
 from ..constants import DEFAULT_MODE, RunResult
 from ..items import Source, Timer
+from ..watch import Signal
 from ..loop import RunLoop
 from ._selector import RunLoopSelector
 
@@ -56,6 +57,17 @@ def _weak(method):
     return call
 
 
+def _weak_2(method):
+    """_weak for a method taking two arguments."""
+    ref = weakref.WeakMethod(method)
+
+    def call(first, second):
+        function = ref()
+        if function is not None:
+            function(first, second)
+    return call
+
+
 def _weak_1(method):
     """_weak for a method taking one argument."""
     ref = weakref.WeakMethod(method)
@@ -71,9 +83,11 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
     """An asyncio event loop whose run_forever() runs the calling thread's
     RunLoop in `mode` (see the module's doc).  Everything else is asyncio's:
     use it like any event loop, or through new_event_loop() / run() /
-    RunLoopEventLoopPolicy.  Signal handlers (add_signal_handler, Ctrl-C
-    under asyncio.Runner) work on the main thread: the run loop lets
-    Python's signal handling run while it sleeps (see runloop.RunLoop.run)."""
+    RunLoopEventLoopPolicy.  add_signal_handler catches the signal with a
+    runloop Signal whose source is in this loop's mode (any thread); Python
+    handlers (Ctrl-C under asyncio.Runner) run on the main thread: the run
+    loop lets Python's signal handling run while it sleeps (see
+    runloop.RunLoop.run)."""
 
     def __init__(self, mode=DEFAULT_MODE):
         try:
@@ -89,6 +103,7 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
         self._rl_armed = None         # the deadline (loop.time()) the timer is set to
         self._rl_timer = None         # made for the run loop it is added to
         self._rl_timer_loop = None
+        self._rl_signals = {}         # signal number -> (Signal, asyncio Handle)
         self._rl_tick = Source(_weak(self._rl_tick_perform))
         self._rl_selector = RunLoopSelector(_weak(self._rl_descriptor_ready),
                                             _weak_1(self._rl_problem))
@@ -145,10 +160,53 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
         """Closes the loop (asyncio's close) and invalidates its runloop
         items.  Idempotent; RuntimeError while running."""
         super().close()
+        for watch, _ in self._rl_signals.values():
+            watch.invalidate()
+        self._rl_signals.clear()
         self._rl_tick.invalidate()
         if self._rl_timer is not None:
             self._rl_timer.invalidate()
             self._rl_timer = None
+
+    # ---- signals ----------------------------------------------------------------------------
+
+    def add_signal_handler(self, sig, callback, *args):
+        """asyncio's add_signal_handler on a runloop Signal (RLSignal): the
+        signal is caught by the library's handler and delivered through a
+        source in this loop's mode, so it works on any thread, with no
+        wakeup fd and no Python-level handler.  RuntimeError for a signal
+        that cannot be caught, ValueError for an invalid number (as
+        asyncio)."""
+        if asyncio.iscoroutine(callback) or asyncio.iscoroutinefunction(callback):
+            raise TypeError("coroutines cannot be used with add_signal_handler()")
+        self._check_signal(sig)
+        self._check_closed()
+        try:
+            watch = Signal(sig, _weak_2(self._rl_signal_arrived))
+        except ValueError as error:
+            raise RuntimeError(f"sig {sig} cannot be caught") from error
+        old = self._rl_signals.pop(sig, None)
+        if old is not None:
+            old[0].invalidate()
+        self._rl_signals[sig] = (watch, events.Handle(callback, args, self, None))
+        if self._rl_loop is not None:
+            self._rl_loop.add_source(watch.source(), self._rl_mode)
+
+    def remove_signal_handler(self, sig):
+        """Removes the handler of `sig` (the disposition it replaced comes
+        back); False if it had none."""
+        self._check_signal(sig)
+        entry = self._rl_signals.pop(sig, None)
+        if entry is None:
+            return False
+        entry[0].invalidate()
+        return True
+
+    def _rl_signal_arrived(self, signo, count):
+        entry = self._rl_signals.get(signo)
+        if entry is not None and not entry[1]._cancelled:
+            self._add_callback(entry[1])
+            self._rl_signal()
 
     # ---- scheduling ----------------------------------------------------------------------
 
@@ -198,9 +256,14 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
         try:
             loop.add_source(self._rl_tick, mode)
             self._rl_selector.attach(loop, mode)
+            for watch, _ in self._rl_signals.values():
+                loop.add_source(watch.source(), mode)
         except BaseException:
             loop.remove_timer(self._rl_timer, mode)
             loop.remove_source(self._rl_tick, mode)
+            for watch, _ in self._rl_signals.values():
+                if watch.is_valid:
+                    loop.remove_source(watch.source(), mode)
             raise
         self._rl_loop = loop
 
@@ -211,6 +274,8 @@ class RunLoopEventLoop(asyncio.SelectorEventLoop):
         mode = self._rl_mode
         self._rl_selector.detach()
         loop.remove_source(self._rl_tick, mode)
+        for watch, _ in self._rl_signals.values():
+            loop.remove_source(watch.source(), mode)
         if self._rl_timer is not None:
             self._rl_timer.next_fire_date = _capi.RLAbsoluteTimeGetCurrent() + _FAR
             loop.remove_timer(self._rl_timer, mode)
