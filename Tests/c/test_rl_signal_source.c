@@ -19,6 +19,10 @@
  *      parent's RLSignal refused with kRLErrorForked) and can watch anew.
  *   G. A callout that invalidates its RLSignal: no further callout, info
  *      released once.
+ *   H. Stress of the handler's lock-free table: three threads start and
+ *      end watches (and run them) while another thread floods the signal;
+ *      no crash, every watch's end waits out the handler, and the
+ *      disposition is SIG_DFL at the end.
  */
 #include "harness.h"
 
@@ -281,6 +285,41 @@ static void test_invalidate_in_callout(void)
     CHECK(atomic_load(&c.callouts) == 1 && releases == 1);
 }
 
+/* H. */
+static atomic_int churning;
+static int churn_rounds;
+
+static void *churn(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < churn_rounds; i++) {
+        struct counter c = { 0 };
+        RLSignalRef s = watch(SIGUSR2, &c);
+        if (!s) { CHECK(s != NULL); break; }
+        add_to_current(s);
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+        RLSignalInvalidate(s);
+        RLRelease(s);
+    }
+    atomic_fetch_sub(&churning, 1);
+    return NULL;
+}
+
+static void test_churn(int rounds)
+{
+    struct counter keep = { 0 };
+    RLSignalRef base = watch(SIGUSR2, &keep);  /* the flood never meets SIG_DFL */
+    pthread_t threads[3];
+    churn_rounds = rounds;
+    atomic_store(&churning, 3);
+    for (int i = 0; i < 3; i++) pthread_create(&threads[i], NULL, churn, NULL);
+    while (atomic_load(&churning) > 0) kill(getpid(), SIGUSR2);
+    for (int i = 0; i < 3; i++) pthread_join(threads[i], NULL);
+    RLSignalInvalidate(base);
+    RLRelease(base);
+    CHECK(disposition(SIGUSR2) == (void *)SIG_DFL);
+}
+
 int main(void)
 {
     int valgrind = getenv("RL_UNDER_VALGRIND") != NULL;
@@ -293,5 +332,6 @@ int main(void)
     flood(SIGRTMIN + 1, valgrind ? 1000 : 10000, 1);
     test_fork();
     test_invalidate_in_callout();
+    test_churn(valgrind ? 100 : 2000);
     return harness_failures;
 }
