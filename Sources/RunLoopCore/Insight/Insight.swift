@@ -120,21 +120,23 @@ package final class Insight: @unchecked Sendable {
         fileprivate var start: UInt64
         fileprivate var kind: CalloutKind
         fileprivate var item: UInt
+        /// When the run began (0: no trace was on).
+        fileprivate var begun: UInt64
     }
 
     /// A run of `name` starts.
     package func runBegins(_ name: ModeName) -> Saved {
-        let saved = Saved(phase: phase, mode: mode, start: phaseStart, kind: calloutKind, item: calloutItem)
+        let begun = flags.load(ordering: .relaxed) != 0 ? Clock.monotonicNow() : 0
+        let saved = Saved(phase: phase, mode: mode, start: phaseStart, kind: calloutKind, item: calloutItem, begun: begun)
         mode = name
         phase = .idle
-        runStart.append(flags.load(ordering: .relaxed) != 0 ? Clock.monotonicNow() : 0)
         return saved
     }
 
     /// The run ends: the interrupted step resumes with a fresh count (a
     /// long nested run is not a stall of the callout that started it).
     package func runEnds(_ saved: Saved) {
-        let begun = runStart.popLast() ?? 0
+        let begun = saved.begun
         let f = flags.load(ordering: .relaxed)
         if f != 0 {
             let now = Clock.monotonicNow()
@@ -154,7 +156,6 @@ package final class Insight: @unchecked Sendable {
         step &+= 1
         if f & Self.stallBit != 0 { publish(saved.kind, item: saved.item) }
     }
-    @exclusivity(unchecked) private var runStart: [UInt64] = []
 
     // MARK: callouts
 

@@ -87,11 +87,12 @@ extension Loop {
     }
 
     /// The run moves to `phase`: records it (Insight) and calls the mode's
-    /// observers of its activity, if it has one.
+    /// observers of its activity, if it has one; the hint, read here, lets
+    /// a mode without such observers skip the call.
     @inline(__always)
     private func step(_ phase: Phase, _ mode: Mode) {
         withInsight { $0.enter(phase) }
-        if let activity = phase.activity { notifyObservers(mode, activity) }
+        if let activity = phase.activity, mayHaveWork(.observers(activity), in: mode) { notifyObservers(mode, activity) }
     }
 
     /// Whether the pass must poll (not sleep) whatever it handled: a run of
@@ -174,7 +175,6 @@ extension Loop {
     /// observer already running (we are in a nested run from its callout)
     /// is skipped; a non-repeating one is invalidated after its callout.
     package func notifyObservers(_ mode: Mode, _ activity: UInt) {
-        guard mayHaveWork(.observers(activity), in: mode) else { return }
         let interested: [Observer] = lock.withLock {
             guard mode.observerMask & activity != 0 else { return [] }
             return mode.observers.compactMap { $0.observer.activities & activity != 0 ? $0.observer : nil }
