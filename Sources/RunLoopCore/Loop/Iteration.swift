@@ -87,8 +87,7 @@ extension Loop {
     }
 
     /// The run moves to `phase`: records it (Insight) and calls the mode's
-    /// observers of its activity, if it has one; the hint, read here, lets
-    /// a mode without such observers skip the call.
+    /// observers of its activity, if the mode's hint says it may have some.
     @inline(__always)
     private func step(_ phase: Phase, _ mode: Mode) {
         withInsight { $0.enter(phase) }
