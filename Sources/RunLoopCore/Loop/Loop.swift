@@ -77,8 +77,7 @@ package final class Loop: Object, @unchecked Sendable {
     /// The runs in progress, innermost last (pushed and popped by the
     /// loop's thread, read by any thread under the lock).  A run finds its
     /// own frame by its depth, the frame's index: the frames under it stay
-    /// until it ends.  (Values, not objects: a frame object cost an
-    /// allocation and a free per RLRunLoopRunInMode, ~250 instructions.)
+    /// until it ends.
     @exclusivity(unchecked) var runs: [RunFrame] = []
     /// The name of the mode the loop is waited for in from outside (the
     /// last RLRunLoopRunPending / RLRunLoopGetTimeout; Embedding.swift):
@@ -212,9 +211,7 @@ package final class Loop: Object, @unchecked Sendable {
 
     /// Calls `body` with the wait set, made already: by the run in
     /// progress (the loop's thread) or by `makePoller`.  No reference is
-    /// counted: an object returned by a property is retained and released
-    /// around each use (the poller and the insight read that way cost 35%
-    /// more instructions on bench_loop sources 1, callgrind).
+    /// counted (see docs/performance.md, 'The engine's devices').
     @inline(__always)
     package func withPoller<R>(_ body: (Poller) -> R) -> R { pollerOnce.with(body)! }
 

@@ -42,8 +42,6 @@ package struct PendingSources {
     package mutating func take(into ready: inout [Source], _ take: (Source) -> Bool?) {
         guard !list.isEmpty else { return }
         // The usual case, one pending source: no set, no copy.
-        // (removeLast moves the one entry out: removeAll(keepingCapacity:)
-        // costs ~150 instructions however few entries it removes.)
         if list.count == 1 {
             guard let taken = take(list[0]) else { list.removeLast(); return }
             if taken { ready.append(list.removeLast()) }  // else it stays pending for its mode

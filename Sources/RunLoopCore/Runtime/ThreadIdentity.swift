@@ -7,9 +7,8 @@ import Synchronization
 /// A loop belongs to a thread, and several paths ask whether the caller is
 /// that thread: adding a timer to a running mode (another thread must wake
 /// the loop), RLRunLoopGetMain, the embedding calls.  The kernel's thread
-/// ID answers, but glibc does not cache it: `gettid` is a system call
-/// (~110 ns on the reference VM, more than adding a timer's whole lock
-/// hold).  `pthread_self()` is one load from the thread pointer, and
+/// ID answers, but glibc does not cache it: `gettid` is a system call.
+/// `pthread_self()` is one load from the thread pointer, and
 /// identifies a thread as well while it lives.
 package enum ThreadIdentity {
     /// The calling thread, as `pthread_self()`.
