@@ -219,8 +219,6 @@ package final class Poller: @unchecked Sendable {
     @inline(__always)
     private static func target(_ deadline: UInt64) -> UInt64 { deadline == Clock.never ? 0 : max(deadline, 1) }
 
-    package var isShut: Bool { shut.load(ordering: .relaxed) }
-
     /// A descriptor found ready by `wait`, with its epoll event bits and
     /// the token it was reported under (see `isGhost`).
     package struct Ready {
