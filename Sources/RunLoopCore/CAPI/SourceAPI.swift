@@ -90,9 +90,7 @@ public func rlRunLoopSourceSignalAndWakeUp(_ source: RLRunLoopSourceRef?) {
 /// The two calls above once the hot word did not settle them.  Out of
 /// line, so their checks run without this path's frame; one function for
 /// both, so each caller's code has the same shape whatever the compiler
-/// merges (a conditional tail call to a private function of one argument
-/// made RLRunLoopSourceSignalAndWakeUp's already-pending call 12% slower,
-/// bench_loop hotonefn, with the same 16 instructions).
+/// merges.
 @inline(never)
 private func signalPinned(_ source: RLRunLoopSourceRef?, _ function: StaticString, andWakeUp: Bool) {
     borrow(source, as: .source, function, orElse: ()) { (s: Source) in andWakeUp ? s.signalAndWakeUp() : s.signal() }

@@ -123,11 +123,7 @@ package struct BlockInbox: @unchecked Sendable {
 
     /// The overflow array's mutex: producers append under it, the consumer
     /// takes the array under it.  Held for a few stores (an append, a
-    /// swap), and for a copy when the array doubles.  A plain mutex: the
-    /// hand-written spin lock it replaced measured the same on the perform
-    /// rows (bench_runloop perform 1 / 2, six interleaved runs, medians
-    /// 12.4 / 10.4 M/s with the spin lock, 13.2 / 10.5 with the mutex), with
-    /// 6 / 11 futex calls a run: no convoy.
+    /// swap), and for a copy when the array doubles.
     private var lock: UnsafeMutablePointer<pthread_mutex_t> {
         (base + Self.lockOffset).assumingMemoryBound(to: pthread_mutex_t.self)
     }

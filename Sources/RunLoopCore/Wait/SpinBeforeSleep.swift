@@ -13,15 +13,10 @@ import Glibc
 /// run on one CPU only; 0 turns spinning off).
 ///
 /// It earns its place in floods: with spinning off, a producer's wake-up
-/// finds the loop asleep and writes the eventfd (signal and signalone
-/// floods 10-18% slower, perform 7%).  Ping-pong gains from it only where
-/// a scheduler wake-up is slow (27 -> 3-4.5 us on a VM whose raw eventfd
-/// round trip took ~24 us; on one taking 3 us it lost ~20%).
+/// finds the loop asleep and writes the eventfd.
 ///
 /// Loop thread only: a value in the poller's `@exclusivity(unchecked)`
-/// var (a class cost a 48-byte block per loop; a struct in a checked var
-/// made each call one tracked access more, see design.md, "Exclusivity
-/// checks").
+/// var (see design.md, "Exclusivity checks").
 /// Device: see docs/performance.md, "The engine's devices".
 struct SpinBeforeSleep {
     /// The spin limit (ns), read once per process.  0 when the process may
