@@ -1,7 +1,6 @@
 /// Values by descriptor number, kept in an array indexed by the number (as
 /// libuv keeps its watchers): finding the sources of a ready descriptor is
-/// an index, not a hash (a `Dictionary<Int32, _>` lookup hashes the key
-/// with SipHash, ~190 instructions a ready descriptor).  The kernel hands
+/// an index, not a SipHash of the key.  The kernel hands
 /// out the lowest free number, so the numbers in use are small and dense,
 /// and the array is about as long as the largest of them; it shrinks when
 /// its high end empties.  Negative numbers have no value.

@@ -8,9 +8,7 @@ import Glibc
 /// word, the source's address (0: empty).
 ///
 /// Why not `Set` or `Dictionary`: Swift's hashing runs SipHash over every
-/// key (100-190 instructions a lookup), and adding, finding and removing a
-/// source took two or three lookups each; here a key is mixed by one
-/// multiplication.  And a bucket is 8 bytes, where `[UInt: Source]` took 16.
+/// key; here a key is mixed by one multiplication, and a bucket is one word.
 ///
 /// Two keys (`Key`): a mode's sources by identity, and a loop's sources
 /// that compare by context, by context hash (Source.ContextIdentity), where
