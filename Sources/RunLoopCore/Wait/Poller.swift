@@ -50,7 +50,7 @@ package final class Poller: @unchecked Sendable {
     /// rl_epoll_event_token/mask) once a burst has grown it, and its
     /// capacity.  nil before: `wait` reads the first `initialBatch` events
     /// into its stack frame, so a loop that never sees a burst keeps no
-    /// buffer (192 bytes per loop).  Loop thread only.
+    /// buffer.  Loop thread only.
     @exclusivity(unchecked) private var capacity = Poller.initialBatch
     @exclusivity(unchecked) private var grown: UnsafeMutableRawPointer? = nil
     /// One bit per descriptor number: those reported by this call, once a
