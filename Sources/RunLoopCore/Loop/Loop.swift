@@ -24,7 +24,7 @@ package final class Loop: Object, @unchecked Sendable {
     /// The loop's wait set (Poller: an epoll set, its wake-up eventfd and
     /// timerfd), made by the loop's first run or the first call that needs
     /// a descriptor (Embedding.swift): a thread that only asks for its loop
-    /// holds no descriptor (and 216 bytes less).
+    /// holds no descriptor.
     ///
     /// Until then the loop's hot word reads "ignoring" (a loop that never
     /// ran has no sleep to end: a wake-up does nothing, as for a loop
@@ -40,8 +40,7 @@ package final class Loop: Object, @unchecked Sendable {
     let pollerOnce = PublishedOnce<Poller>()
     /// What the loop lets the outside see: counters, the current phase,
     /// callouts, its trace (Insight.swift).  Made by the loop's first run,
-    /// or by whoever first asks for its counters, a trace or a stall watch
-    /// (496 bytes with its counters, which a loop never run does not need).
+    /// or by whoever first asks for its counters, a trace or a stall watch.
     private let insightOnce = PublishedOnce<Insight>()
     /// The process's fork generation when the loop was made: a loop of an
     /// older one is the parent's copy, in a fork child (Fork.swift).
