@@ -29,14 +29,6 @@ package struct Deferred {
         }
     }
 
-    /// The same for a handle reference alone (a mode's reference to a
-    /// removed timer: the handle table's Swift reference keeps the object
-    /// until its handle's last reference goes).  Marked in the pointer's
-    /// low bit (objects are 16-byte aligned).
-    package mutating func releaseHandle<T: Object>(of typed: Unmanaged<T>) {
-        release(owned: Unmanaged<T>.fromOpaque(typed.toOpaque() + 1))
-    }
-
     /// Runs the callouts in order, then drops the references.
     package func run() {
         if let actions { for action in actions { action() } }
@@ -45,10 +37,8 @@ package struct Deferred {
     }
 
     @inline(__always)
-    private static func drop(_ entry: Unmanaged<Object>) {
-        let bits = UInt(bitPattern: entry.toOpaque())
-        let object = Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~1)!)
+    private static func drop(_ object: Unmanaged<Object>) {
         object._withUnsafeGuaranteedRef { $0.releaseRef() }
-        if bits & 1 == 0 { object.release() }
+        object.release()
     }
 }

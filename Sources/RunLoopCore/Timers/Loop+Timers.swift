@@ -60,7 +60,7 @@ extension Loop {
     /// unlocked.
     func eraseTimerLocked(_ timer: Timer, from mode: Mode, _ deferred: inout Deferred) {
         guard let placement = timer.removePlacement(from: mode) else { return }
-        deferred.releaseHandle(of: mode.timers.remove(slot: placement.slot))
+        deferred.release(owned: mode.timers.remove(slot: placement.slot))
         timer.withSchedule { $0.tie.leave() }
     }
 
@@ -84,7 +84,7 @@ extension Loop {
         if let owner { return owner }
         if common { _ = dropCommonLocked(ObjectIdentifier(timer), &deferred, untie: false) }
         timer.removeAllPlacements { mode, slot in
-            deferred.releaseHandle(of: mode.timers.remove(slot: slot))
+            deferred.release(owned: mode.timers.remove(slot: slot))
         }
         return nil
     }

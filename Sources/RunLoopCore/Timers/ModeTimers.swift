@@ -6,9 +6,8 @@ import Synchronization
 /// the sequence number of its live heap entry (0: none, while it fires).
 /// Heap entries name slots, so an entry is checked without touching the
 /// timer (see isLive), and the check and the timer share one cache line.
-/// A mode's reference to its timer is a handle reference (taken by the
-/// add, dropped after `remove`), which keeps the object alive through the
-/// handle table: a slot holds the timer unretained.
+/// A slot holds a reference to its timer (a Swift reference with the
+/// mode's handle reference, both dropped after `remove` by Deferred).
 ///
 /// One value, reached through one stored property of its Mode: each
 /// operation below is a single access to the mode, whatever it touches
@@ -54,7 +53,7 @@ package struct ModeTimers: ~Copyable {
         guard count < Self.limit else { return .failure(.full) }
         guard slots.reserveOne(), heap.reserve(count + 1) else { return .failure(.outOfMemory) }
         count += 1
-        let slot = slots.insert(.passUnretained(timer))
+        let slot = slots.insert(.passRetained(timer))
         if let deadline { schedule(slot: slot, deadline: deadline) }
         hint.store(count, ordering: .releasing)
         return .success(slot)
@@ -217,8 +216,8 @@ package struct DueToken: BitwiseCopyable, Equatable {
     package static func == (a: DueToken, b: DueToken) -> Bool { !a.precedes(b) && !b.precedes(a) }
 }
 
-/// A mode's timer slots (see ModeTimers): each holds a timer (unretained:
-/// the mode's reference is a handle reference) and the sequence number of
+/// A mode's timer slots (see ModeTimers): each holds a timer (retained:
+/// `remove` hands the reference over) and the sequence number of
 /// its live heap entry (0: none).  Plain memory managed by hand, so the loop's hot paths pay no
 /// copy-on-write check and no buffer retain.  Free slots form a list
 /// through their sequence words, marked by the top bit, which no heap
