@@ -11,6 +11,27 @@ import Testing
         return unsafeBitCast(action.__sigaction_handler.sa_handler, to: UnsafeRawPointer?.self)
     }
 
+    /// Sends `signo` `times` times from a new thread that unblocks it and
+    /// raises it: each arrival is counted before `raise` returns.  A
+    /// `kill()` from a thread that blocks the signal (a concurrency pool
+    /// thread) returns before another thread takes it, so a run right
+    /// after it could see some of the arrivals, and one still pending
+    /// after the watch ends would meet the default disposition.
+    static func raiseCaught(_ signo: Int32, times: Int) {
+        var thread = pthread_t()
+        let packed = UnsafeMutableRawPointer(bitPattern: Int(signo) << 8 | times)
+        pthread_create(&thread, nil, { arg in
+            let value = Int(bitPattern: arg)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, Int32(value >> 8))
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            for _ in 0 ..< (value & 0xff) { raise(Int32(value >> 8)) }
+            return nil
+        }, packed)
+        pthread_join(thread, nil)
+    }
+
     @Test func countsArrivalsOnTheLoopsThreadAndRestoresTheDisposition() throws {
         let signo = __libc_current_sigrtmin() + 5
         #expect(Self.disposition(signo) == nil)  // SIG_DFL
@@ -22,10 +43,10 @@ import Testing
         #expect(watcher.signal == signo && watcher.isValid)
         let loop = Loop.current
         try loop.add(watcher)
-        kill(getpid(), signo); kill(getpid(), signo)
+        Self.raiseCaught(signo, times: 2)
         _ = loop.run(in: .default, for: .seconds(5), returnAfterSourceHandled: true)
         #expect(counts.value == [2])
-        kill(getpid(), signo)
+        Self.raiseCaught(signo, times: 1)
         _ = loop.run(in: .default, for: .seconds(5), returnAfterSourceHandled: true)
         #expect(counts.value == [2, 1])
         watcher.invalidate()
@@ -42,7 +63,7 @@ import Testing
     @Test func arrivalsAsAnAsyncSequence() async throws {
         let signo = __libc_current_sigrtmin() + 6
         let stream = try LoopSignal.arrivals(of: signo, on: Loop.current)
-        kill(getpid(), signo); kill(getpid(), signo); kill(getpid(), signo)
+        Self.raiseCaught(signo, times: 3)
         _ = Loop.current.run(in: .default, for: .seconds(5), returnAfterSourceHandled: true)
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next() == 3)
