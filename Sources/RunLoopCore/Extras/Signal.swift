@@ -52,7 +52,7 @@ package final class SignalWatch: Object, @unchecked Sendable {
                 schedule: nil, cancel: nil, perform: {},
                 release: { [self] in releaseRef() },
                 describe: { [self] in "signal \(signal)" },
-                ready: { [self] _ in handleReady(); return true })
+                ready: { [self] _ in handleReady() })
             let source = Source(order: order, callbacks: callbacks, descriptor: wake.fd, interest: EPOLLIN.rawValue)
             guard HandleTable.shared.register(source) else { return nil }
             retainRef()  // the source's reference to this object
@@ -65,15 +65,18 @@ package final class SignalWatch: Object, @unchecked Sendable {
     /// arrivals counted since the last callout.  Emptying first loses
     /// nothing: the handler counts before it writes, so an arrival this
     /// load misses writes the eventfd after it was emptied, and the loop
-    /// wakes again (a wake with nothing new calls nothing).
-    private func handleReady() {
-        _ = gate.callOut({
-            guard isValid else { return }
+    /// wakes again (a wake with nothing new calls nothing).  Returns
+    /// whether it called out (a pass that did not handled no source).
+    private func handleReady() -> Bool {
+        gate.callOut({ () -> Bool in
+            guard isValid else { return false }
             rl_drain_counter(wake.fd)
             let now = SignalHandler.arrivals(signal)
             let count = now &- seen.exchange(now, ordering: .acquiringAndReleasing)
-            if count != 0 { callout(self, signal, Int(truncatingIfNeeded: count)) }
-        }, release: { closeAndRelease() })
+            guard count != 0 else { return false }
+            callout(self, signal, Int(truncatingIfNeeded: count))
+            return true
+        }, release: { closeAndRelease() }) ?? false
     }
 
     private func closeAndRelease() {
